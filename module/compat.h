@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Every kernel version difference pmaps_ext meets, in one place.
+ *
+ * The code is written against the newest API; each block below supplies it
+ * on older kernels.  Blocks key on a feature probe (module/probes/HAVE_*.c,
+ * compiled by Kbuild into probes.h), never on a version number, and name
+ * the change that introduced the API.
+ */
+#ifndef PMAPS_EXT_COMPAT_H
+#define PMAPS_EXT_COMPAT_H
+
+#include <linux/fs.h>
+#include <linux/mm.h>
+#include <linux/pgtable.h>
+
+#include "probes.h"
+
+/*
+ * v6.5, "mm: Rename pmd_read_atomic()": pmdp_get_lockless() replaced
+ * pmd_read_atomic().
+ */
+#ifndef HAVE_PMDP_GET_LOCKLESS
+static inline pmd_t pmdp_get_lockless(pmd_t *pmdp)
+{
+	return pmd_read_atomic(pmdp);
+}
+#endif
+
+/*
+ * v6.10, "mm: introduce pudp/p4dp/pgdp_get() functions": accessors for the
+ * upper levels, so architectures can hook them.
+ */
+#ifndef HAVE_PUDP_GET
+static inline pgd_t pgdp_get(pgd_t *pgdp)
+{
+	return READ_ONCE(*pgdp);
+}
+
+static inline p4d_t p4dp_get(p4d_t *p4dp)
+{
+	return READ_ONCE(*p4dp);
+}
+
+static inline pud_t pudp_get(pud_t *pudp)
+{
+	return READ_ONCE(*pudp);
+}
+#endif
+
+/*
+ * v6.6, "mm: factor out VMA stack and heap checks": the [heap] and [stack]
+ * tests /proc/PID/maps uses became helpers.  Before, task_mmu.c open-coded
+ * the same comparisons.
+ */
+#ifndef HAVE_VMA_IS_INITIAL_HEAP
+static inline bool vma_is_initial_heap(const struct vm_area_struct *vma)
+{
+	return vma->vm_start <= vma->vm_mm->brk &&
+	       vma->vm_end >= vma->vm_mm->start_brk;
+}
+
+static inline bool vma_is_initial_stack(const struct vm_area_struct *vma)
+{
+	return vma->vm_start <= vma->vm_mm->start_stack &&
+	       vma->vm_end >= vma->vm_mm->start_stack;
+}
+#endif
+
+/*
+ * v6.8, "fs: store real path instead of fake path in backing file f_path":
+ * /proc/PID/maps shows the user path of overlayfs backing files.  Older
+ * kernels have no backing files, so f_path is that path.
+ */
+#ifndef HAVE_FILE_USER_PATH
+static inline const struct path *file_user_path(const struct file *file)
+{
+	return &file->f_path;
+}
+
+static inline const struct inode *file_user_inode(const struct file *file)
+{
+	return file_inode(file);
+}
+#endif
+
+/*
+ * v6.12, "fs/proc: move page_mapcount() to fs/proc/internal.h": the precise
+ * per-page mapcount that /proc/kpagecount reports left the public API.  It
+ * is rebuilt here from the folio helpers; older kernels still export it as
+ * page_mapcount().
+ */
+#ifdef HAVE_PAGE_MAPCOUNT
+static inline int pmaps_page_mapcount(struct folio *folio, struct page *page)
+{
+	return page_mapcount(page);
+}
+#else
+static inline int pmaps_page_mapcount(struct folio *folio, struct page *page)
+{
+	int mapcount = atomic_read(&page->_mapcount) + 1;
+
+	if (page_mapcount_is_type(mapcount))
+		mapcount = 0;
+	if (folio_test_large(folio))
+		mapcount += folio_entire_mapcount(folio);
+	return mapcount;
+}
+#endif
+
+/*
+ * v6.7, "fs: new accessor methods for atime and mtime": inode timestamps
+ * are set through helpers.
+ */
+#ifndef HAVE_SIMPLE_INODE_INIT_TS
+static inline void simple_inode_init_ts(struct inode *inode)
+{
+	struct timespec64 now = current_time(inode);
+
+	inode->i_atime = now;
+	inode->i_mtime = now;
+	inode->i_ctime = now;
+}
+#endif
+
+#endif /* PMAPS_EXT_COMPAT_H */

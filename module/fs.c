@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The pmaps_ext filesystem, mounted on /proc/pmaps_ext.
+ *
+ * procfs offers modules no per-PID lookup hook, so, following nfsd, the
+ * module creates the mount point with proc_create_mount_point() and
+ * registers a small filesystem whose root directory looks PIDs up on
+ * demand.  Names resolve in the reader's pid namespace, so every process
+ * sees its own PIDs, whichever namespace mounted it.
+ */
+#include <linux/dcache.h>
+#include <linux/fs.h>
+#include <linux/fs_context.h>
+#include <linux/module.h>
+#include <linux/namei.h>
+#include <linux/pid.h>
+#include <linux/pid_namespace.h>
+#include <linux/proc_fs.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/threads.h>
+
+#include "compat.h"
+#include "pmaps_ext.h"
+
+#define PMAPS_FS_MAGIC		0x706d6170	/* "pmap" */
+#define PMAPS_ROOT_INO		1
+#define PMAPS_SELF_INO		2
+/* readdir positions: 0 and 1 are the dots, then "self", then PIDs. */
+#define PMAPS_POS_SELF		2
+#define PMAPS_POS_FIRST_PID	3
+
+static struct proc_dir_entry *pmaps_mount_point;
+
+/* Decimal without sign or leading zeros, as /proc spells PIDs. */
+static bool pmaps_name_to_pid_nr(const struct qstr *name, pid_t *nr)
+{
+	unsigned long long value = 0;
+	unsigned int i;
+
+	if (!name->len || name->len > 10 || (name->len > 1 && name->name[0] == '0'))
+		return false;
+	for (i = 0; i < name->len; i++) {
+		if (name->name[i] < '0' || name->name[i] > '9')
+			return false;
+		value = value * 10 + name->name[i] - '0';
+	}
+	if (!value || value > PID_MAX_LIMIT)
+		return false;
+	*nr = value;
+	return true;
+}
+
+static void pmaps_init_inode(struct inode *inode, unsigned long ino,
+			     umode_t mode)
+{
+	inode->i_ino = ino;
+	inode->i_mode = mode;
+	simple_inode_init_ts(inode);
+}
+
+/*
+ * A PID's file holds a reference on the struct pid, not on the task, and
+ * resolves the task at open; it is owned by the task's effective ids, as
+ * /proc/PID files are.
+ */
+static struct inode *pmaps_pid_inode(struct super_block *sb,
+				     struct task_struct *task)
+{
+	struct inode *inode = new_inode(sb);
+	const struct cred *cred;
+
+	if (!inode)
+		return NULL;
+	pmaps_init_inode(inode, get_next_ino(), S_IFREG | 0444);
+	inode->i_fop = &pmaps_file_operations;
+	inode->i_private = get_pid(task_pid(task));
+	rcu_read_lock();
+	cred = __task_cred(task);
+	inode->i_uid = cred->euid;
+	inode->i_gid = cred->egid;
+	rcu_read_unlock();
+	return inode;
+}
+
+/* "self" links to the reader's thread-group id in its own namespace. */
+static const char *pmaps_self_get_link(struct dentry *dentry,
+				       struct inode *inode,
+				       struct delayed_call *done)
+{
+	pid_t tgid;
+	char *name;
+
+	if (!dentry)
+		return ERR_PTR(-ECHILD);
+	tgid = task_tgid_nr_ns(current, task_active_pid_ns(current));
+	if (!tgid)
+		return ERR_PTR(-ENOENT);
+	name = kasprintf(GFP_KERNEL, "%d", tgid);
+	if (!name)
+		return ERR_PTR(-ENOMEM);
+	set_delayed_call(done, kfree_link, name);
+	return name;
+}
+
+static const struct inode_operations pmaps_self_inode_operations = {
+	.get_link	= pmaps_self_get_link,
+};
+
+static struct dentry *pmaps_root_lookup(struct inode *dir,
+					struct dentry *dentry,
+					unsigned int flags)
+{
+	struct task_struct *task = NULL;
+	struct inode *inode;
+	pid_t nr;
+
+	if (strcmp(dentry->d_name.name, "self") == 0) {
+		inode = new_inode(dir->i_sb);
+		if (inode) {
+			pmaps_init_inode(inode, PMAPS_SELF_INO, S_IFLNK | 0777);
+			inode->i_op = &pmaps_self_inode_operations;
+		}
+	} else {
+		if (!pmaps_name_to_pid_nr(&dentry->d_name, &nr))
+			return ERR_PTR(-ENOENT);
+		/* find_task_by_pid_ns() is not exported. */
+		rcu_read_lock();
+		task = pid_task(find_pid_ns(nr, task_active_pid_ns(current)),
+				PIDTYPE_PID);
+		if (task)
+			get_task_struct(task);
+		rcu_read_unlock();
+		if (!task)
+			return ERR_PTR(-ENOENT);
+		inode = pmaps_pid_inode(dir->i_sb, task);
+		put_task_struct(task);
+	}
+	if (!inode)
+		return ERR_PTR(-ENOMEM);
+	return d_splice_alias(inode, dentry);
+}
+
+/*
+ * A cached PID dentry is good only while its name still means the same
+ * live process to this reader: readers in other pid namespaces, and a PID
+ * reused after exit, must look the name up again.
+ */
+static int pmaps_d_revalidate(struct dentry *dentry, unsigned int flags)
+{
+	struct inode *inode;
+	bool valid;
+	pid_t nr;
+
+	if (flags & LOOKUP_RCU)
+		return -ECHILD;
+	inode = d_inode(dentry);
+	if (!inode || !S_ISREG(inode->i_mode))
+		return 1;
+	if (!pmaps_name_to_pid_nr(&dentry->d_name, &nr))
+		return 0;
+	rcu_read_lock();
+	valid = pid_nr_ns(inode->i_private, task_active_pid_ns(current)) == nr &&
+		pid_task(inode->i_private, PIDTYPE_PID);
+	rcu_read_unlock();
+	return valid;
+}
+
+static const struct dentry_operations pmaps_dentry_operations = {
+	.d_revalidate	= pmaps_d_revalidate,
+	.d_delete	= always_delete_dentry,
+};
+
+/* Lists "self" and the thread-group leaders of the reader's namespace. */
+static int pmaps_root_iterate(struct file *file, struct dir_context *ctx)
+{
+	struct pid_namespace *ns = task_active_pid_ns(current);
+	char name[16];
+	struct pid *pid;
+	pid_t nr;
+	int len;
+
+	if (!dir_emit_dots(file, ctx))
+		return 0;
+	if (ctx->pos == PMAPS_POS_SELF) {
+		if (!dir_emit(ctx, "self", 4, PMAPS_SELF_INO, DT_LNK))
+			return 0;
+		ctx->pos++;
+	}
+
+	while (ctx->pos - PMAPS_POS_FIRST_PID <= PID_MAX_LIMIT) {
+		nr = ctx->pos - PMAPS_POS_FIRST_PID;
+		rcu_read_lock();
+		for (;;) {
+			pid = find_ge_pid(nr, ns);
+			if (!pid || pid_task(pid, PIDTYPE_TGID))
+				break;
+			nr = pid_nr_ns(pid, ns) + 1;
+		}
+		if (pid)
+			nr = pid_nr_ns(pid, ns);
+		rcu_read_unlock();
+		if (!pid)
+			break;
+
+		ctx->pos = nr + PMAPS_POS_FIRST_PID;
+		len = snprintf(name, sizeof(name), "%d", nr);
+		if (!dir_emit(ctx, name, len, ctx->pos, DT_REG))
+			return 0;
+		ctx->pos++;
+	}
+	ctx->pos = PID_MAX_LIMIT + PMAPS_POS_FIRST_PID + 1;
+	return 0;
+}
+
+static const struct inode_operations pmaps_root_inode_operations = {
+	.lookup		= pmaps_root_lookup,
+};
+
+static const struct file_operations pmaps_root_file_operations = {
+	.owner		= THIS_MODULE,
+	.read		= generic_read_dir,
+	.iterate_shared	= pmaps_root_iterate,
+	.llseek		= generic_file_llseek,
+};
+
+static void pmaps_evict_inode(struct inode *inode)
+{
+	truncate_inode_pages_final(&inode->i_data);
+	clear_inode(inode);
+	put_pid(inode->i_private);
+}
+
+static const struct super_operations pmaps_super_operations = {
+	.statfs		= simple_statfs,
+	.drop_inode	= generic_delete_inode,
+	.evict_inode	= pmaps_evict_inode,
+};
+
+static int pmaps_fill_super(struct super_block *sb, struct fs_context *fc)
+{
+	struct inode *root;
+
+	sb->s_blocksize = PAGE_SIZE;
+	sb->s_blocksize_bits = PAGE_SHIFT;
+	sb->s_magic = PMAPS_FS_MAGIC;
+	sb->s_op = &pmaps_super_operations;
+	sb->s_d_op = &pmaps_dentry_operations;
+	sb->s_time_gran = 1;
+
+	root = new_inode(sb);
+	if (!root)
+		return -ENOMEM;
+	pmaps_init_inode(root, PMAPS_ROOT_INO, S_IFDIR | 0555);
+	root->i_op = &pmaps_root_inode_operations;
+	root->i_fop = &pmaps_root_file_operations;
+	set_nlink(root, 2);
+	sb->s_root = d_make_root(root);
+	return sb->s_root ? 0 : -ENOMEM;
+}
+
+static int pmaps_get_tree(struct fs_context *fc)
+{
+	return get_tree_nodev(fc, pmaps_fill_super);
+}
+
+static const struct fs_context_operations pmaps_context_operations = {
+	.get_tree	= pmaps_get_tree,
+};
+
+static int pmaps_init_fs_context(struct fs_context *fc)
+{
+	fc->ops = &pmaps_context_operations;
+	return 0;
+}
+
+static struct file_system_type pmaps_fs_type = {
+	.owner			= THIS_MODULE,
+	.name			= "pmaps_ext",
+	.init_fs_context	= pmaps_init_fs_context,
+	.kill_sb		= kill_anon_super,
+};
+
+int pmaps_fs_register(void)
+{
+	int err;
+
+	pmaps_mount_point = proc_create_mount_point("pmaps_ext");
+	if (!pmaps_mount_point)
+		return -ENOMEM;
+	err = register_filesystem(&pmaps_fs_type);
+	if (err)
+		remove_proc_entry("pmaps_ext", NULL);
+	return err;
+}
+
+void pmaps_fs_unregister(void)
+{
+	unregister_filesystem(&pmaps_fs_type);
+	remove_proc_entry("pmaps_ext", NULL);
+}

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef PMAPS_EXT_H
+#define PMAPS_EXT_H
+
+#include <linux/fs.h>
+#include <linux/mm_types.h>
+#include <linux/seq_file.h>
+
+/* access.c: the open-time permission check, mirroring PTRACE_MODE_READ. */
+struct mm_struct *pmaps_mm_access(struct task_struct *task);
+
+/* seq.c: the file behind /proc/pmaps_ext/PID. */
+extern const struct file_operations pmaps_file_operations;
+
+/*
+ * walk.c: print the range lines of @vma from @addr on.  Stops early once a
+ * record holds PMAPS_LINES_PER_RECORD lines, so every record is small, and
+ * returns where the next record starts (vma->vm_end when done).
+ */
+#define PMAPS_LINES_PER_RECORD	32
+unsigned long pmaps_show_ranges(struct seq_file *m, struct vm_area_struct *vma,
+				unsigned long addr);
+
+/* fs.c: the filesystem mounted on /proc/pmaps_ext. */
+int pmaps_fs_register(void);
+void pmaps_fs_unregister(void);
+
+#endif /* PMAPS_EXT_H */

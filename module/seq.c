@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The seq_file behind /proc/pmaps_ext/PID.
+ *
+ * As in fs/proc/task_mmu.c the position is an address, so a restart after
+ * a buffer flush resumes exactly where it stopped.  A page-aligned
+ * position P names the header of the first VMA that ends above P; P with
+ * PMAPS_POS_RANGES set names the range lines of that VMA from address P
+ * on.  Each record prints one header, or at most PMAPS_LINES_PER_RECORD
+ * range lines, so a file needs a bounded buffer however large the VMA.
+ */
+#include <linux/mm.h>
+#include <linux/mmap_lock.h>
+#include <linux/pid.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/task.h>
+#include <linux/seq_file.h>
+
+#include "compat.h"
+#include "pmaps_ext.h"
+
+#define PMAPS_POS_RANGES	1
+#define PMAPS_POS_EOF		((loff_t)-1)
+
+struct pmaps_file {
+	struct mm_struct *mm;		/* mmgrab()ed at open; NULL: no mm */
+	bool locked;			/* ->start took mm_users + mmap_lock */
+	/* The current record, valid between ->start and ->stop: */
+	struct vm_area_struct *vma;
+	unsigned long addr;		/* where it starts, >= vma->vm_start */
+	bool ranges;			/* range lines, else the VMA header */
+	unsigned long resume;		/* where the record after it starts */
+};
+
+/* Look up the record at *pos under mmap_lock; NULL past the last VMA. */
+static void *pmaps_record(struct pmaps_file *pf, loff_t *pos)
+{
+	unsigned long addr = *pos & PAGE_MASK;
+	struct vm_area_struct *vma = find_vma(pf->mm, addr);
+
+	if (!vma) {
+		*pos = PMAPS_POS_EOF;
+		return NULL;
+	}
+	pf->vma = vma;
+	/* The VMA may have moved since the position was made; never go back. */
+	pf->addr = max(addr, vma->vm_start);
+	pf->ranges = (*pos & PMAPS_POS_RANGES) && addr >= vma->vm_start;
+	pf->resume = vma->vm_end;
+	return pf;
+}
+
+static void *pmaps_start(struct seq_file *m, loff_t *pos)
+{
+	struct pmaps_file *pf = m->private;
+	struct mm_struct *mm = pf->mm;
+
+	/* References first, then the lock; pmaps_stop() undoes both. */
+	if (*pos == PMAPS_POS_EOF || !mm || !mmget_not_zero(mm))
+		return NULL;
+	if (mmap_read_lock_killable(mm)) {
+		mmput(mm);
+		return ERR_PTR(-EINTR);
+	}
+	pf->locked = true;
+	return pmaps_record(pf, pos);
+}
+
+static void *pmaps_next(struct seq_file *m, void *v, loff_t *pos)
+{
+	struct pmaps_file *pf = m->private;
+
+	if (!pf->ranges)
+		*pos = pf->addr | PMAPS_POS_RANGES;
+	else if (pf->resume < pf->vma->vm_end)
+		*pos = pf->resume | PMAPS_POS_RANGES;
+	else
+		*pos = pf->vma->vm_end;
+	return pmaps_record(pf, pos);
+}
+
+static void pmaps_stop(struct seq_file *m, void *v)
+{
+	struct pmaps_file *pf = m->private;
+
+	if (!pf->locked)
+		return;
+	pf->locked = false;
+	mmap_read_unlock(pf->mm);
+	mmput(pf->mm);
+}
+
+static const char *pmaps_anon_name(struct vm_area_struct *vma)
+{
+#ifdef CONFIG_ANON_VMA_NAME
+	/* anon_vma_name() is not exported; mmap_lock keeps the name alive. */
+	return vma->anon_name ? vma->anon_name->name : NULL;
+#else
+	return NULL;
+#endif
+}
+
+/*
+ * The VMA's line exactly as /proc/PID/maps prints it (show_map_vma()).
+ * seq_put_hex_ll() is not exported, so the numbers go through seq_printf()
+ * with the same widths.  arch_vma_name() is NULL on x86 and not consulted.
+ */
+static void pmaps_show_header(struct seq_file *m, struct vm_area_struct *vma)
+{
+	vm_flags_t flags = vma->vm_flags;
+	struct file *file = vma->vm_file;
+	const char *anon_name = pmaps_anon_name(vma);
+	unsigned long long pgoff = 0;
+	const char *name = NULL;
+	unsigned long ino = 0;
+	dev_t dev = 0;
+
+	if (file) {
+		const struct inode *inode = file_user_inode(file);
+
+		dev = inode->i_sb->s_dev;
+		ino = inode->i_ino;
+		pgoff = ((loff_t)vma->vm_pgoff) << PAGE_SHIFT;
+	}
+
+	seq_setwidth(m, 25 + sizeof(void *) * 6 - 1);
+	seq_printf(m, "%08lx-%08lx %c%c%c%c %08llx %02x:%02x %lu ",
+		   vma->vm_start, vma->vm_end,
+		   flags & VM_READ ? 'r' : '-',
+		   flags & VM_WRITE ? 'w' : '-',
+		   flags & VM_EXEC ? 'x' : '-',
+		   flags & VM_MAYSHARE ? 's' : 'p',
+		   pgoff, MAJOR(dev), MINOR(dev), ino);
+
+	if (file) {
+		seq_pad(m, ' ');
+		if (anon_name)
+			seq_printf(m, "[anon_shmem:%s]", anon_name);
+		else
+			seq_path(m, file_user_path(file), "\n");
+		seq_putc(m, '\n');
+		return;
+	}
+
+	if (vma->vm_ops && vma->vm_ops->name)
+		name = vma->vm_ops->name(vma);
+	if (!name && vma_is_initial_heap(vma))
+		name = "[heap]";
+	if (!name && vma_is_initial_stack(vma))
+		name = "[stack]";
+	if (name) {
+		seq_pad(m, ' ');
+		seq_puts(m, name);
+	} else if (anon_name) {
+		seq_pad(m, ' ');
+		seq_printf(m, "[anon:%s]", anon_name);
+	}
+	seq_putc(m, '\n');
+}
+
+static int pmaps_show(struct seq_file *m, void *v)
+{
+	struct pmaps_file *pf = m->private;
+
+	if (pf->ranges)
+		pf->resume = pmaps_show_ranges(m, pf->vma, pf->addr);
+	else
+		pmaps_show_header(m, pf->vma);
+	return 0;
+}
+
+static const struct seq_operations pmaps_seq_operations = {
+	.start	= pmaps_start,
+	.next	= pmaps_next,
+	.stop	= pmaps_stop,
+	.show	= pmaps_show,
+};
+
+static int pmaps_open(struct inode *inode, struct file *file)
+{
+	struct task_struct *task;
+	struct pmaps_file *pf;
+	struct mm_struct *mm;
+
+	task = get_pid_task(inode->i_private, PIDTYPE_PID);
+	if (!task)
+		return -ESRCH;
+	mm = pmaps_mm_access(task);
+	put_task_struct(task);
+	if (IS_ERR(mm))
+		return PTR_ERR(mm);
+
+	pf = __seq_open_private(file, &pmaps_seq_operations, sizeof(*pf));
+	if (!pf) {
+		if (mm)
+			mmdrop(mm);
+		return -ENOMEM;
+	}
+	pf->mm = mm;
+	return 0;
+}
+
+static int pmaps_release(struct inode *inode, struct file *file)
+{
+	struct seq_file *m = file->private_data;
+	struct pmaps_file *pf = m->private;
+
+	if (pf->mm)
+		mmdrop(pf->mm);
+	return seq_release_private(inode, file);
+}
+
+const struct file_operations pmaps_file_operations = {
+	.owner		= THIS_MODULE,
+	.open		= pmaps_open,
+	.read		= seq_read,
+	.llseek		= seq_lseek,
+	.release	= pmaps_release,
+};
