@@ -1,0 +1,28 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Install, by name and through apt, whatever the guest harness needs and is
+# missing: the newest Debian 6.1 and 6.12 kernel images and headers, QEMU,
+# busybox-static and cpio.  Installed packages are left alone.
+set -eu
+here=$(dirname "$0")
+export DEBIAN_FRONTEND=noninteractive
+
+have_lists() { apt-cache show busybox-static >/dev/null 2>&1; }
+if [ "${CI:-}" = true ] || ! have_lists; then
+	apt-get update -qq
+fi
+
+want="qemu-system-x86 busybox-static cpio gzip make gcc libc6-dev"
+for rel in $("$here/kernels.sh"); do
+	want="$want linux-image-$rel linux-headers-$rel"
+done
+
+missing=
+for pkg in $want; do
+	dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'ok installed' ||
+		missing="$missing $pkg"
+done
+if [ -n "$missing" ]; then
+	echo "deps.sh: installing$missing"
+	apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi

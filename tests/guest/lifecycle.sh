@@ -1,0 +1,69 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Module lifecycle tests, TAP.  Runs in the guest as root with the module
+# loaded from /pmaps_ext.ko and mounted on /proc/pmaps_ext.
+n=0
+failed=0
+ok() { n=$((n + 1)); echo "ok $n $1"; }
+not_ok() { n=$((n + 1)); failed=1; echo "not ok $n $1"; }
+check() { name=$1; shift; if "$@"; then ok "$name"; else not_ok "$name"; fi; }
+
+loaded() { grep -q '^pmaps_ext ' /proc/modules; }
+mounted() { grep -q ' /proc/pmaps_ext pmaps_ext ' /proc/mounts; }
+load() { insmod /pmaps_ext.ko && mount -t pmaps_ext pmaps_ext /proc/pmaps_ext; }
+unload() { umount /proc/pmaps_ext && rmmod pmaps_ext; }
+
+echo "TAP version 13"
+echo "1..5"
+
+# The mount pins the module: rmmod must refuse while it is mounted.
+test_rmmod_refused_while_mounted() {
+	! rmmod pmaps_ext 2>/dev/null && loaded && mounted
+}
+check test_rmmod_refused_while_mounted test_rmmod_refused_while_mounted
+
+# An open file pins the mount, so neither umount nor rmmod may succeed.
+test_unload_refused_while_open() {
+	exec 3< /proc/pmaps_ext/1 || return 1
+	umount /proc/pmaps_ext 2>/dev/null
+	busy=$?
+	rmmod pmaps_ext 2>/dev/null
+	refused=$?
+	head -c 1 <&3 > /dev/null
+	exec 3<&-
+	[ $busy -ne 0 ] && [ $refused -ne 0 ] && loaded && mounted
+}
+check test_unload_refused_while_open test_unload_refused_while_open
+
+# Load, read, unload 100 times; the console is checked for warnings.
+test_load_unload_100() {
+	i=0
+	while [ $i -lt 100 ]; do
+		unload || return 1
+		load || return 1
+		[ -s /proc/pmaps_ext/self ] || return 1
+		i=$((i + 1))
+	done
+}
+check test_load_unload_100 test_load_unload_100
+
+# The mount point vanishes with the module and returns with it.
+test_mount_point_follows_module() {
+	unload || return 1
+	[ ! -e /proc/pmaps_ext ] || return 1
+	load && [ -d /proc/pmaps_ext ]
+}
+check test_mount_point_follows_module test_mount_point_follows_module
+
+# A process started after loading is visible at once.
+test_process_after_load() {
+	sleep 30 &
+	pid=$!
+	grep -q '^[0-9a-f]*-[0-9a-f]* .* /bin/busybox$' /proc/pmaps_ext/$pid
+	found=$?
+	kill $pid
+	[ $found -eq 0 ]
+}
+check test_process_after_load test_process_after_load
+
+exit $failed

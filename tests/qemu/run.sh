@@ -1,0 +1,100 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Boot each Debian kernel in QEMU (TCG) with the module and the guest
+# programs in a busybox initramfs, and judge the run from the host.
+#
+#   tests/qemu/run.sh [--mode check|demo] [KERNEL_RELEASE...]
+#
+# Default: every kernel tests/kernels.sh names.  A kernel passes when the
+# guest wrote its closing token to the second serial port, and the console
+# shows no BUG:, WARNING:, Oops, soft lockup or panic.  Prints the TAP it
+# got and, last, "qemu: N passed, N failed, N skipped" over all kernels.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=${BUILD:-$top/build}
+mode=check
+if [ "${1:-}" = --mode ]; then
+	mode=$2
+	shift 2
+fi
+kernels=${*:-$("$top/tests/kernels.sh")}
+
+die() { echo "qemu: $*" >&2; exit 2; }
+command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing: run tests/deps.sh"
+[ -x /bin/busybox ] || die "/bin/busybox missing: run tests/deps.sh"
+
+make -s -C "$top/tests/guest" O="$build/guest" || die "building the guest programs failed"
+
+# Build the module for $1 in a private copy, so kernels never share objects.
+build_module() {
+	src=$build/module-$1
+	rm -rf "$src"
+	mkdir -p "$src"
+	cp -r "$top/Kbuild" "$top/module" "$src/"
+	make -s -C "/usr/src/linux-headers-$1" M="$src" W=1 modules \
+		> "$src/build.log" 2>&1
+	status=$?
+	if [ $status -ne 0 ] || grep -qE 'warning:|error:' "$src/build.log"; then
+		cat "$src/build.log"
+		return 1
+	fi
+}
+
+pack_initramfs() {
+	root=$build/initramfs-$1
+	rm -rf "$root"
+	mkdir -p "$root/bin" "$root/proc" "$root/sys" "$root/dev" "$root/tmp"
+	cp /bin/busybox "$root/bin/"
+	cp "$top/tests/qemu/init" "$root/init"
+	cp "$top/tests/guest/lifecycle.sh" "$root/"
+	cp "$build/module-$1/pmaps_ext.ko" "$root/"
+	find "$build/guest" -maxdepth 1 -type f -perm -u+x -exec cp {} "$root/bin/" \;
+	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$build/initramfs-$1.cpio.gz"
+}
+
+boot() {
+	rel=$1
+	console=$build/console-$rel.log
+	result=$build/result-$rel.log
+	rm -f "$console" "$result"
+	timeout 600 qemu-system-x86_64 -machine q35 -accel tcg -cpu max \
+		-smp 2 -m 1G -no-reboot -display none -monitor none \
+		-serial "file:$console" -serial "file:$result" \
+		-kernel "/boot/vmlinuz-$rel" -initrd "$build/initramfs-$rel.cpio.gz" \
+		-append "console=ttyS0 panic_on_warn=1 oops=panic panic=-1 softlockup_panic=1 pmaps.mode=$mode"
+}
+
+passed=0 failed=0 skipped=0
+count() { grep -cE "$1" "$2"; }
+for rel in $kernels; do
+	[ -f "/boot/vmlinuz-$rel" ] || die "no /boot/vmlinuz-$rel: run tests/deps.sh"
+	echo "qemu: kernel $rel"
+	build_module "$rel" || { echo "qemu: $rel: module build failed"; failed=$((failed + 1)); continue; }
+	pack_initramfs "$rel"
+	start=$(date +%s)
+	boot "$rel"
+	echo "qemu: $rel: guest ran $(($(date +%s) - start)) s"
+	touch "$result"
+	if [ "$mode" = demo ]; then
+		grep -v '^pmaps-guest: done' "$result"
+	else
+		grep -vE '^pmaps-guest: done' "$result"
+	fi
+	p=$(grep -E '^ok [0-9]+' "$result" | grep -vc '# SKIP')
+	s=$(grep -E '^ok [0-9]+' "$result" | grep -c '# SKIP')
+	f=$(count '^not ok [0-9]+' "$result")
+	bad=$(grep -aE 'BUG:|WARNING:|Oops|soft lockup|Kernel panic|Call Trace' "$console" | head -5)
+	if [ -n "$bad" ]; then
+		echo "qemu: $rel: the console shows a kernel problem:"
+		echo "$bad" | sed 's/^/qemu:   /'
+		f=$((f + 1))
+	fi
+	if ! grep -q '^pmaps-guest: done' "$result"; then
+		echo "qemu: $rel: the guest did not finish (no closing token); console tail:"
+		tail -n 20 "$console" | sed 's/^/qemu:   /'
+		f=$((f + 1))
+	fi
+	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+done
+echo "qemu: $passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]
