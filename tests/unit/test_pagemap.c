@@ -1,0 +1,541 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmaps_from_pagemap() on a stopped child with a known layout:
+ *  - 64 anonymous pages (no THP), pages 0-9 and 20-29 written, 5-6 dropped;
+ *  - 8 anonymous pages only read, so they map the zero page;
+ *  - a /dev/shm file of 12 written pages, mapped shared from page 4, read;
+ *  - a hugetlb page, if the host has one reserved.
+ * Needs root: PFNs and /proc/kpageflags are hidden from other users.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../../userspace/lib/pagemap.h"
+#include "../guest/tap.h"
+
+#define ANON_PAGES	64
+#define ZERO_PAGES	8
+#define FILE_PAGES	12
+#define FILE_OFF_PAGES	4
+
+/* Flags pagemap knows; Y and P are always unknown. */
+#define KNOWN ((1u << PMAPS_REFERENCED) | (1u << PMAPS_ACTIVE) | \
+	       (1u << PMAPS_UPTODATE) | (1u << PMAPS_DIRTY) | \
+	       (1u << PMAPS_WRITEBACK))
+
+#define HUGE_LEN	(2UL << 20)
+
+struct layout {
+	uintptr_t anon, zero, file, huge;	/* huge: 0 if unavailable */
+};
+
+static unsigned long psize;
+static pid_t child = -1;
+static struct layout lay;
+static char shm_path[64];
+static struct pmaps_map map;
+static int have_map;
+
+static int fails, failed_tests;
+
+/* Record a failed check with its reason, keep checking. */
+static void check(int ok, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void check(int ok, const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+
+	if (ok)
+		return;
+	fails++;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	tap_diag("%s", buf);
+}
+
+static void result(const char *name)
+{
+	tap_result(!fails, name);
+	failed_tests += !!fails;
+	fails = 0;
+}
+
+static void dump_vma(const struct pmaps_vma *v)
+{
+	char f[PMAPS_NR_FLAGS + 1];
+	size_t i;
+
+	tap_diag("%s", v->header);
+	for (i = 0; i < v->nr_ranges; i++) {
+		const struct pmaps_range *r = &v->ranges[i];
+
+		pmaps_format_flags(r->flags, r->unknown, f);
+		tap_diag("%llu\t%llu\t%s\t%ld", r->index, r->count, f,
+			 r->mapcount);
+	}
+}
+
+static const struct pmaps_vma *vma_at(uintptr_t addr)
+{
+	size_t i;
+
+	for (i = 0; i < map.nr_vmas; i++)
+		if (map.vmas[i].start <= addr && addr < map.vmas[i].end)
+			return &map.vmas[i];
+	return NULL;
+}
+
+static void child_main(int wfd)
+{
+	volatile char *anon, *zero, *file, *huge;
+	unsigned long i;
+	char sum = 0;
+	int fd;
+
+	anon = mmap(NULL, ANON_PAGES * psize, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	zero = mmap(NULL, ZERO_PAGES * psize, PROT_READ,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	fd = open(shm_path, O_RDONLY);
+	if (anon == MAP_FAILED || zero == MAP_FAILED || fd < 0)
+		_exit(1);
+	file = mmap(NULL, (FILE_PAGES - FILE_OFF_PAGES) * psize, PROT_READ,
+		    MAP_SHARED, fd, FILE_OFF_PAGES * psize);
+	if (file == MAP_FAILED)
+		_exit(1);
+	close(fd);
+	/* one small folio per page, whatever THP is set to */
+	if (madvise((void *)anon, ANON_PAGES * psize, MADV_NOHUGEPAGE) ||
+	    madvise((void *)zero, ZERO_PAGES * psize, MADV_NOHUGEPAGE))
+		_exit(1);
+	for (i = 0; i < 30; i++)
+		if (i < 10 || i >= 20)
+			anon[i * psize] = 1;
+	if (madvise((void *)(anon + 5 * psize), 2 * psize, MADV_DONTNEED))
+		_exit(1);
+	for (i = 0; i < ZERO_PAGES; i++)
+		sum += zero[i * psize];
+	for (i = 0; i < FILE_PAGES - FILE_OFF_PAGES; i++)
+		sum += file[i * psize];
+	/* pagemap shows hugetlb pages present, the module lists none */
+	huge = mmap(NULL, HUGE_LEN, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+	if (huge != MAP_FAILED)
+		huge[0] = 1;
+	else
+		huge = NULL;
+
+	lay.anon = (uintptr_t)anon;
+	lay.zero = (uintptr_t)zero;
+	lay.file = (uintptr_t)file;
+	lay.huge = (uintptr_t)huge;
+	if (write(wfd, &lay, sizeof(lay)) != sizeof(lay))
+		_exit(1);
+	for (;;)
+		pause();
+	(void)sum;
+}
+
+static int make_shm_file(void)
+{
+	char *buf = malloc(psize);
+	int fd, i, ok = 1;
+
+	if (!buf)
+		return -1;
+	snprintf(shm_path, sizeof(shm_path), "/dev/shm/pmaps_test.%d",
+		 (int)getpid());
+	fd = open(shm_path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0) {
+		free(buf);
+		return -1;
+	}
+	/* written pages are in the page cache, uptodate and dirty */
+	for (i = 0; i < FILE_PAGES && ok; i++) {
+		memset(buf, 'a' + i, psize);
+		ok = write(fd, buf, psize) == (ssize_t)psize;
+	}
+	close(fd);
+	free(buf);
+	return ok ? 0 : -1;
+}
+
+/* Fork the child, wait until its layout is in place, stop it. */
+static int start_child(void)
+{
+	int p[2], st;
+
+	if (make_shm_file())
+		return tap_diag("cannot create %s: %s", shm_path,
+				strerror(errno)), -1;
+	if (pipe(p))
+		return -1;
+	child = fork();
+	if (child < 0)
+		return -1;
+	if (!child) {
+		close(p[0]);
+		child_main(p[1]);
+	}
+	close(p[1]);
+	if (read(p[0], &lay, sizeof(lay)) != sizeof(lay)) {
+		close(p[0]);
+		tap_diag("child failed to set up its layout");
+		return -1;
+	}
+	close(p[0]);
+	if (kill(child, SIGSTOP) || waitpid(child, &st, WUNTRACED) != child ||
+	    !WIFSTOPPED(st))
+		return -1;
+	return 0;
+}
+
+static void stop_child(void)
+{
+	if (child > 0) {
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+	}
+	if (shm_path[0])
+		unlink(shm_path);
+}
+
+/* Per-page checks shared by the anon and file tests. */
+static void check_page_state(const struct pmaps_range *r, int dirty)
+{
+	check(r->unknown == PMAPS_PAGEMAP_UNKNOWN,
+	      "range %llu: Y and P must be unknown, unknown=%#x", r->index,
+	      r->unknown);
+	check(!(r->flags & ~KNOWN), "range %llu: unknown flag set: %#x",
+	      r->index, r->flags);
+	check(r->flags & (1u << PMAPS_UPTODATE), "range %llu: U not set",
+	      r->index);
+	check(!(r->flags & (1u << PMAPS_WRITEBACK)), "range %llu: W set",
+	      r->index);
+	if (dirty)
+		check(r->flags & (1u << PMAPS_DIRTY), "range %llu: D not set",
+		      r->index);
+	check(r->mapcount == 1, "range %llu: mapcount %ld, expected 1",
+	      r->index, r->mapcount);
+}
+
+/*
+ * The ranges of v must tile exactly the runs of present pages (first page,
+ * count), indexes counted from base.  Pages touched together share their
+ * LRU state, so each run is one range; a run may split only where R or A
+ * differ (reclaim aging), which test_ranges_well_formed checks.
+ */
+static void check_runs(const struct pmaps_vma *v, unsigned long long base,
+		       const unsigned long (*runs)[2], size_t nr_runs,
+		       int dirty)
+{
+	size_t i, j = 0;
+
+	for (i = 0; i < nr_runs; i++) {
+		unsigned long long idx = base + runs[i][0];
+		unsigned long long end = idx + runs[i][1];
+
+		while (idx < end && j < v->nr_ranges) {
+			const struct pmaps_range *r = &v->ranges[j++];
+
+			check(r->index == idx && r->count <= end - idx,
+			      "range %llu+%llu, expected one at %llu of at most %llu pages",
+			      r->index, r->count, idx, end - idx);
+			if (r->index != idx)
+				break;
+			if (r->count != end - idx)
+				tap_diag("run at %llu split at %llu (R/A differ)",
+					 base + runs[i][0], idx + r->count);
+			check_page_state(r, dirty);
+			idx += r->count;
+		}
+		check(idx >= end, "pages %llu-%llu missing", idx, end - 1);
+	}
+	check(j == v->nr_ranges, "%zu ranges, expected %zu", v->nr_ranges, j);
+	if (fails)
+		dump_vma(v);
+}
+
+/*
+ * Anonymous pages are indexed by virtual page number: written pages 0-9
+ * and 20-29 minus the dropped 5-6.  D is not checked: an anonymous folio
+ * gets PG_dirty only when it leaves the page tables.
+ */
+static void test_anon_ranges(void)
+{
+	static const unsigned long runs[][2] = { { 0, 5 }, { 7, 3 }, { 20, 10 } };
+	const struct pmaps_vma *v = vma_at(lay.anon);
+
+	check(v && v->start == lay.anon &&
+	      v->end == lay.anon + ANON_PAGES * psize,
+	      "no VMA exactly at the anonymous mapping");
+	if (v) {
+		check(v->inode == 0 && !v->name[0], "anon VMA has a file: %s",
+		      v->header);
+		check_runs(v, lay.anon / psize, runs, 3, 0);
+	}
+	result("test_anon_ranges");
+}
+
+/* File pages are indexed from the file offset (page 4); write() dirtied them. */
+static void test_file_ranges(void)
+{
+	static const unsigned long runs[][2] = {
+		{ 0, FILE_PAGES - FILE_OFF_PAGES }
+	};
+	const struct pmaps_vma *v = vma_at(lay.file);
+
+	check(v && v->start == lay.file, "no VMA at the file mapping");
+	if (v) {
+		check(!strcmp(v->name, shm_path), "name '%s', expected '%s'",
+		      v->name, shm_path);
+		check(v->inode && v->offset == FILE_OFF_PAGES * psize,
+		      "inode %llu offset %#llx", v->inode, v->offset);
+		check(!strcmp(v->perms, "r--s"), "perms %s", v->perms);
+		check_runs(v, FILE_OFF_PAGES, runs, 1, 1);
+	}
+	result("test_file_ranges");
+}
+
+/* Whether pagemap shows a present page in [start, end) of the child. */
+static int any_present(unsigned long long start, unsigned long long end)
+{
+	char path[64];
+	uint64_t e;
+	int fd, found = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/pagemap", (int)child);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	for (; start < end && !found; start += psize)
+		found = pread(fd, &e, 8, start / psize * 8) == 8 &&
+			(e >> 63);
+	close(fd);
+	return found;
+}
+
+/* Read-faulted anonymous pages map the zero page, which is not listed. */
+static void test_zero_page_skipped(void)
+{
+	const struct pmaps_vma *v = vma_at(lay.zero);
+
+	check(v && v->start == lay.zero, "no VMA at the read-only mapping");
+	if (!any_present(lay.zero, lay.zero + ZERO_PAGES * psize))
+		tap_diag("zero page not mapped here: check is weak");
+	if (v) {
+		check(!v->nr_ranges, "zero page listed");
+		if (fails)
+			dump_vma(v);
+	}
+	result("test_zero_page_skipped");
+}
+
+/* The headers are the maps lines, verbatim and in order, minus the gate. */
+static void test_headers_match_maps(void)
+{
+	char path[64], *line = NULL;
+	size_t cap = 0, i = 0;
+	ssize_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)child);
+	f = fopen(path, "r");
+	check(f != NULL, "open %s: %s", path, strerror(errno));
+	while (f && (n = getline(&line, &cap, f)) > 0) {
+		if (line[n - 1] == '\n')
+			line[--n] = '\0';
+		if (n > 11 && !strcmp(line + n - 11, " [vsyscall]"))
+			continue;
+		check(i < map.nr_vmas, "maps line %zu missing: %s", i, line);
+		if (i < map.nr_vmas)
+			check(!strcmp(map.vmas[i].header, line),
+			      "header %zu '%s', maps '%s'", i,
+			      map.vmas[i].header, line);
+		i++;
+	}
+	check(i == map.nr_vmas, "%zu VMAs, maps has %zu", map.nr_vmas, i);
+	for (i = 0; i < map.nr_vmas; i++)
+		check(strcmp(map.vmas[i].name, "[vsyscall]"),
+		      "[vsyscall] listed");
+	free(line);
+	if (f)
+		fclose(f);
+	result("test_headers_match_maps");
+}
+
+/*
+ * VM_PFNMAP, VM_IO and hugetlb VMAs get no ranges.  pagemap already hides
+ * PFN maps such as [vvar]; hugetlb pages it shows, so they need the skip.
+ */
+static void test_special_vmas_no_ranges(void)
+{
+	const struct pmaps_vma *v;
+	size_t i, seen = 0;
+
+	for (i = 0; i < map.nr_vmas; i++) {
+		v = &map.vmas[i];
+		if (strncmp(v->name, "[vvar", 5))
+			continue;
+		seen++;
+		check(!v->nr_ranges, "%s has ranges", v->name);
+	}
+	if (lay.huge) {
+		v = vma_at(lay.huge);
+		seen++;
+		check(v != NULL, "no VMA at the hugetlb mapping");
+		check(any_present(lay.huge, lay.huge + HUGE_LEN),
+		      "hugetlb page not present in pagemap");
+		if (v)
+			check(!v->nr_ranges, "hugetlb VMA has ranges");
+	} else {
+		tap_diag("no hugetlb page reserved: hugetlb not checked");
+	}
+	if (seen)
+		result("test_special_vmas_no_ranges");
+	else
+		tap_skip("test_special_vmas_no_ranges",
+			 "no [vvar] and no hugetlb page");
+}
+
+/* Ranges are sorted, inside their VMA, and maximal. */
+static void test_ranges_well_formed(void)
+{
+	size_t i, j;
+
+	for (i = 0; i < map.nr_vmas; i++) {
+		const struct pmaps_vma *v = &map.vmas[i];
+
+		for (j = 0; j < v->nr_ranges; j++) {
+			const struct pmaps_range *r = &v->ranges[j];
+			unsigned long long a = pmaps_range_addr(v, r);
+
+			check(a >= v->start && a < v->end &&
+			      r->count <= (v->end - a) / psize,
+			      "%s: range %llu+%llu outside", v->header,
+			      r->index, r->count);
+			if (!j)
+				continue;
+			check(r[-1].index + r[-1].count <= r->index,
+			      "%s: range %llu out of order", v->header,
+			      r->index);
+			check(r[-1].index + r[-1].count != r->index ||
+			      r[-1].flags != r->flags ||
+			      r[-1].mapcount != r->mapcount,
+			      "%s: ranges %llu and %llu not merged", v->header,
+			      r[-1].index, r->index);
+		}
+	}
+	result("test_ranges_well_formed");
+}
+
+/* Without root: an error naming the file and the reason, empty result. */
+static void test_unprivileged_error(void)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (!pid) {
+		struct pmaps_map m = { 0 };
+		char err[256];
+		int ret;
+
+		/* the parent's copy, freed so leak checkers see none */
+		pmaps_map_free(&map);
+		if (setgid(65534) || setuid(65534))
+			_exit(2);
+		ret = pmaps_from_pagemap(getpid(), &m, err, sizeof(err));
+		if (ret == 0) {
+			tap_diag("succeeded without root");
+			_exit(1);
+		}
+		tap_diag("error: %s", err);
+		if (!strstr(err, "/proc/kpageflags") ||
+		    !strstr(err, strerror(EACCES)) || !strstr(err, "root") ||
+		    m.nr_vmas || m.vmas)
+			_exit(1);
+		_exit(0);
+	}
+	check(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+	      WEXITSTATUS(st) == 0, "unprivileged child failed");
+	result("test_unprivileged_error");
+}
+
+/* A process that is gone: -1 and the failing file in the message. */
+static void test_missing_pid(void)
+{
+	struct pmaps_map m;
+	char err[256], want[64];
+	pid_t pid = fork();
+
+	if (!pid) {
+		pmaps_map_free(&map);
+		_exit(0);
+	}
+	waitpid(pid, NULL, 0);
+	check(pmaps_from_pagemap(pid, &m, err, sizeof(err)) == -1,
+	      "pid %d: no error", (int)pid);
+	snprintf(want, sizeof(want), "/proc/%d/", (int)pid);
+	check(strstr(err, want) != NULL, "message '%s'", err);
+	check(!m.nr_vmas && !m.vmas, "result not empty");
+	pmaps_map_free(&m);
+	result("test_missing_pid");
+}
+
+int main(void)
+{
+	static const char *const names[] = {
+		"test_anon_ranges", "test_file_ranges",
+		"test_zero_page_skipped", "test_headers_match_maps",
+		"test_special_vmas_no_ranges", "test_ranges_well_formed",
+		"test_unprivileged_error", "test_missing_pid",
+	};
+	const size_t nr = sizeof(names) / sizeof(names[0]);
+	char err[256];
+	size_t i;
+
+	psize = pmaps_page_size();
+	tap_plan((int)nr);
+	if (geteuid()) {
+		for (i = 0; i < nr; i++)
+			tap_skip(names[i], "needs root for PFNs and kpageflags");
+		return 0;
+	}
+	if (start_child())
+		tap_diag("cannot set up the child");
+	else if (pmaps_from_pagemap(child, &map, err, sizeof(err)))
+		tap_diag("pmaps_from_pagemap: %s", err);
+	else
+		have_map = 1;
+	if (!have_map) {
+		stop_child();
+		for (i = 0; i < nr; i++)
+			tap_result(0, names[i]);
+		return 1;
+	}
+	test_anon_ranges();
+	test_file_ranges();
+	test_zero_page_skipped();
+	test_headers_match_maps();
+	test_special_vmas_no_ranges();
+	test_ranges_well_formed();
+	test_unprivileged_error();
+	test_missing_pid();
+	pmaps_map_free(&map);
+	stop_child();
+	return failed_tests ? 1 : 0;
+}

@@ -1,0 +1,578 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The pmaps model built from pagemap, kpageflags and kpagecount instead of
+ * the kernel module (see pagemap.h and
+ * Documentation/admin-guide/mm/pagemap.rst).
+ */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+#define _FILE_OFFSET_BITS 64
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pagemap.h"
+
+/* /proc/PID/pagemap entry */
+#define PM_PFN_MASK	((1ULL << 55) - 1)
+#define PM_PRESENT	(1ULL << 63)
+
+/* include/uapi/linux/kernel-page-flags.h, spelled out to need libc only */
+#define KPF_REFERENCED	2
+#define KPF_UPTODATE	3
+#define KPF_DIRTY	4
+#define KPF_ACTIVE	6
+#define KPF_WRITEBACK	8
+#define KPF_COMPOUND_HEAD	15
+#define KPF_COMPOUND_TAIL	16
+#define KPF_NOPAGE	20
+#define KPF_ZERO_PAGE	24
+
+#define KPF_NOT_LISTED	((1ULL << KPF_NOPAGE) | (1ULL << KPF_ZERO_PAGE))
+
+/* pagemap entries per pread (512 KiB buffer) */
+#define PM_BATCH	65536
+/* kpageflags/kpagecount entries per pread at most */
+#define KPF_WINDOW	4096
+/*
+ * A PFN at most this far above the previous one joins the same pread:
+ * reading a few unneeded entries is cheaper than another system call.
+ */
+#define KPF_GAP		64
+
+#define SMAPS_CHUNK	16384
+
+struct pm_ctx {
+	int pid;
+	unsigned long psize;
+	int pm_fd, kpf_fd, kpc_fd;
+	uint64_t *pm;			/* PM_BATCH pagemap entries */
+	uint64_t *kpf, *kpc;		/* KPF_WINDOW entries from win_start */
+	uint64_t win_start;
+	size_t win_len;
+	/* the compound head of the last tail page seen, and its flags */
+	uint64_t head_kpf;
+	uint64_t tail_next;		/* PFN after that tail page, or 0 */
+	unsigned long long zero_pfns;	/* present, but PFN hidden */
+	unsigned long long pfns;	/* present with a PFN */
+	char *err;
+	size_t errlen;
+};
+
+/* What smaps says about each VMA, in maps order. */
+struct smaps_scan {
+	char *hdr;			/* header lines, '\n' terminated */
+	size_t hdr_len, hdr_cap;
+	unsigned char *skip;		/* per VMA: list no pages */
+	size_t nr, cap;
+	int dropped;			/* current entry is [vsyscall] */
+};
+
+static int fail(struct pm_ctx *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (c->errlen) {
+		va_start(ap, fmt);
+		vsnprintf(c->err, c->errlen, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+static int fail_errno(struct pm_ctx *c, const char *what, const char *path,
+		      int e)
+{
+	const char *hint = "";
+
+	if (e == EACCES || e == EPERM)
+		hint = strncmp(path, "/proc/kpage", 11) ?
+		       " (needs root, or ptrace access to the process)" :
+		       " (needs root)";
+	else if (e == ENOENT && strncmp(path, "/proc/kpage", 11))
+		hint = " (no such process?)";
+	return fail(c, "%s %s: %s%s", what, path, strerror(e), hint);
+}
+
+/* pread until count bytes, end of file or error; /proc may return less. */
+static ssize_t pread_full(int fd, void *buf, size_t count, off_t off)
+{
+	size_t done = 0;
+
+	while (done < count) {
+		ssize_t n = pread(fd, (char *)buf + done, count - done,
+				  off + (off_t)done);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (n == 0)
+			break;
+		done += (size_t)n;
+	}
+	return (ssize_t)done;
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t size)
+{
+	size_t n = *cap ? *cap : 16;
+	void *q;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need)
+		n *= 2;
+	q = realloc(*p, n * size);
+	if (!q)
+		return -1;
+	*p = q;
+	*cap = n;
+	return 0;
+}
+
+static int is_hex(char ch)
+{
+	return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f');
+}
+
+/* "START-END " opens a VMA header; smaps' other lines are "Key: value". */
+static int is_header(const char *s, size_t len)
+{
+	size_t i = 0, j;
+
+	while (i < len && is_hex(s[i]))
+		i++;
+	if (!i || i >= len || s[i] != '-')
+		return 0;
+	j = ++i;
+	while (i < len && is_hex(s[i]))
+		i++;
+	return i > j && i < len && s[i] == ' ';
+}
+
+/* The name is what follows the five fields and the padding. */
+static int names_vsyscall(const char *s, size_t len)
+{
+	static const char gate[] = "[vsyscall]";
+	size_t i = 0;
+	int field;
+
+	for (field = 0; field < 5; field++) {
+		while (i < len && s[i] != ' ')
+			i++;
+		while (i < len && s[i] == ' ')
+			i++;
+	}
+	return len - i == sizeof(gate) - 1 && !memcmp(s + i, gate, len - i);
+}
+
+static int has_prefix(const char *s, size_t len, const char *key)
+{
+	size_t n = strlen(key);
+
+	return len >= n && !memcmp(s, key, n);
+}
+
+/* VM_PFNMAP, VM_IO and hugetlb VMAs are listed without pages. */
+static int special_vmflags(const char *s, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		size_t w;
+
+		while (i < len && s[i] == ' ')
+			i++;
+		w = i;
+		while (i < len && s[i] != ' ')
+			i++;
+		if (i - w == 2 && (!memcmp(s + w, "pf", 2) ||
+				   !memcmp(s + w, "io", 2) ||
+				   !memcmp(s + w, "ht", 2)))
+			return 1;
+	}
+	return 0;
+}
+
+static int smaps_line(struct smaps_scan *s, const char *line, size_t len)
+{
+	if (is_header(line, len)) {
+		s->dropped = names_vsyscall(line, len);
+		if (s->dropped)
+			return 0;
+		if (grow((void **)&s->hdr, &s->hdr_cap, s->hdr_len + len + 1,
+			 1) ||
+		    grow((void **)&s->skip, &s->cap, s->nr + 1, 1))
+			return -1;
+		memcpy(s->hdr + s->hdr_len, line, len);
+		s->hdr_len += len;
+		s->hdr[s->hdr_len++] = '\n';
+		s->skip[s->nr++] = 0;
+		return 0;
+	}
+	if (s->dropped || !s->nr)
+		return 0;
+	if (has_prefix(line, len, "Rss:")) {
+		size_t i = 4;
+
+		while (i < len && line[i] == ' ')
+			i++;
+		/* nothing resident: spare reading its pagemap */
+		if (i < len && line[i] == '0' && (i + 1 == len ||
+						  line[i + 1] == ' '))
+			s->skip[s->nr - 1] = 1;
+	} else if (has_prefix(line, len, "VmFlags:")) {
+		if (special_vmflags(line + 8, len - 8))
+			s->skip[s->nr - 1] = 1;
+	}
+	return 0;
+}
+
+static int read_smaps(struct pm_ctx *c, struct smaps_scan *s)
+{
+	char path[64];
+	size_t cap = SMAPS_CHUNK, have = 0;
+	char *buf;
+	int fd, ret = -1;
+
+	snprintf(path, sizeof(path), "/proc/%d/smaps", c->pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return fail_errno(c, "open", path, errno);
+	buf = malloc(cap);
+	if (!buf) {
+		fail(c, "%s: out of memory", path);
+		goto out;
+	}
+	for (;;) {
+		size_t start = 0;
+		char *nl;
+		ssize_t n;
+
+		/* a line longer than the buffer: make room for all of it */
+		if (have == cap) {
+			char *nbuf = realloc(buf, cap * 2);
+
+			if (!nbuf) {
+				fail(c, "%s: out of memory", path);
+				goto out;
+			}
+			buf = nbuf;
+			cap *= 2;
+		}
+		n = read(fd, buf + have, cap - have);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			fail_errno(c, "read", path, errno);
+			goto out;
+		}
+		if (n == 0)
+			break;
+		have += (size_t)n;
+		while ((nl = memchr(buf + start, '\n', have - start))) {
+			if (smaps_line(s, buf + start,
+				       (size_t)(nl - (buf + start)))) {
+				fail(c, "%s: out of memory", path);
+				goto out;
+			}
+			start = (size_t)(nl - buf) + 1;
+		}
+		memmove(buf, buf + start, have - start);
+		have -= start;
+	}
+	if (have && smaps_line(s, buf, have)) {
+		fail(c, "%s: out of memory", path);
+		goto out;
+	}
+	ret = 0;
+out:
+	free(buf);
+	close(fd);
+	return ret;
+}
+
+static uint64_t entry_pfn(uint64_t e)
+{
+	return (e & PM_PRESENT) ? e & PM_PFN_MASK : 0;
+}
+
+/*
+ * Read kpageflags and kpagecount for the PFN of pagemap entry i and for the
+ * PFNs of the following present pages, as long as they ascend in small
+ * steps: physically contiguous memory costs one pread per file.
+ */
+static int fill_window(struct pm_ctx *c, size_t i, size_t n)
+{
+	uint64_t first = entry_pfn(c->pm[i]), last = first;
+	size_t len, k;
+	ssize_t got;
+	size_t j;
+
+	for (j = i + 1; j < n; j++) {
+		uint64_t p = entry_pfn(c->pm[j]);
+
+		if (!p)
+			continue;
+		if (p <= last || p - last > KPF_GAP ||
+		    p - first >= KPF_WINDOW)
+			break;
+		last = p;
+	}
+	len = (size_t)(last - first + 1);
+
+	got = pread_full(c->kpf_fd, c->kpf, len * 8, (off_t)(first * 8));
+	if (got < 0)
+		return fail_errno(c, "read", "/proc/kpageflags", errno);
+	/* past the end of the memory map: no struct page */
+	for (k = (size_t)got / 8; k < len; k++)
+		c->kpf[k] = 1ULL << KPF_NOPAGE;
+
+	got = pread_full(c->kpc_fd, c->kpc, len * 8, (off_t)(first * 8));
+	if (got < 0)
+		return fail_errno(c, "read", "/proc/kpagecount", errno);
+	for (k = (size_t)got / 8; k < len; k++)
+		c->kpc[k] = 0;
+
+	c->win_start = first;
+	c->win_len = len;
+	return 0;
+}
+
+/*
+ * Page flags belong to the folio.  Linux 6.1's kpageflags reports a tail
+ * page's own, mostly empty, flags, so take them from the compound head, as
+ * the module does; 6.12 reports the folio's flags for every page already.  Tails of one compound page come in
+ * ascending PFNs, so the head found for one serves the next.
+ */
+static int head_flags(struct pm_ctx *c, uint64_t pfn, uint64_t *kpf)
+{
+	uint64_t back[512];
+	uint64_t from = pfn;
+	ssize_t got;
+	size_t k;
+
+	if (pfn == c->tail_next) {
+		*kpf = c->head_kpf;
+		c->tail_next = pfn + 1;
+		return 0;
+	}
+	while (from > 0) {
+		size_t n = from < 512 ? (size_t)from : 512;
+
+		from -= n;
+		got = pread_full(c->kpf_fd, back, n * 8, (off_t)(from * 8));
+		if (got < (ssize_t)(n * 8))
+			return fail_errno(c, "read", "/proc/kpageflags",
+					  got < 0 ? errno : EIO);
+		for (k = n; k-- > 0;) {
+			if (back[k] & (1ULL << KPF_COMPOUND_HEAD)) {
+				c->head_kpf = back[k];
+				c->tail_next = pfn + 1;
+				*kpf = back[k];
+				return 0;
+			}
+			if (!(back[k] & (1ULL << KPF_COMPOUND_TAIL)))
+				return fail(c, "/proc/kpageflags: PFN %llu is a compound tail without a head",
+					    (unsigned long long)pfn);
+		}
+	}
+	return fail(c, "/proc/kpageflags: PFN %llu is a compound tail without a head",
+		    (unsigned long long)pfn);
+}
+
+static unsigned int kpf_to_flags(uint64_t kpf)
+{
+	unsigned int f = 0;
+
+	if (kpf & (1ULL << KPF_REFERENCED))
+		f |= 1u << PMAPS_REFERENCED;
+	if (kpf & (1ULL << KPF_ACTIVE))
+		f |= 1u << PMAPS_ACTIVE;
+	if (kpf & (1ULL << KPF_UPTODATE))
+		f |= 1u << PMAPS_UPTODATE;
+	if (kpf & (1ULL << KPF_DIRTY))
+		f |= 1u << PMAPS_DIRTY;
+	if (kpf & (1ULL << KPF_WRITEBACK))
+		f |= 1u << PMAPS_WRITEBACK;
+	return f;
+}
+
+/* Append one page at index idx, extending the last range when it can. */
+static int add_page(struct pmaps_vma *v, size_t *cap, unsigned long long idx,
+		    unsigned int flags, long mapcount)
+{
+	struct pmaps_range *r;
+
+	if (v->nr_ranges) {
+		r = &v->ranges[v->nr_ranges - 1];
+		if (r->index + r->count == idx && r->flags == flags &&
+		    r->mapcount == mapcount) {
+			r->count++;
+			return 0;
+		}
+	}
+	if (grow((void **)&v->ranges, cap, v->nr_ranges + 1, sizeof(*r)))
+		return -1;
+	r = &v->ranges[v->nr_ranges++];
+	r->index = idx;
+	r->count = 1;
+	r->flags = flags;
+	r->unknown = PMAPS_PAGEMAP_UNKNOWN;
+	r->mapcount = mapcount;
+	r->line = 0;
+	return 0;
+}
+
+static int vma_pages(struct pm_ctx *c, struct pmaps_vma *v)
+{
+	uint64_t first = v->start / c->psize;
+	uint64_t npages = (v->end - v->start) / c->psize;
+	/* file pages are counted from the mapping's file offset */
+	uint64_t base = v->inode ? v->offset / c->psize : first;
+	size_t cap = 0;
+	uint64_t done;
+	char path[64];
+
+	for (done = 0; done < npages;) {
+		size_t n = npages - done < PM_BATCH ?
+			   (size_t)(npages - done) : PM_BATCH;
+		ssize_t got;
+		size_t i;
+
+		got = pread_full(c->pm_fd, c->pm, n * 8,
+				 (off_t)((first + done) * 8));
+		if (got < 0) {
+			snprintf(path, sizeof(path), "/proc/%d/pagemap",
+				 c->pid);
+			return fail_errno(c, "read", path, errno);
+		}
+		/* short read: the rest is not mapped (yet) */
+		memset((char *)c->pm + got, 0, n * 8 - (size_t)got);
+		/* page flags read for an earlier batch may be stale by now */
+		c->win_len = 0;
+
+		for (i = 0; i < n; i++) {
+			uint64_t e = c->pm[i], pfn, kpf;
+			long mapcount;
+
+			if (!(e & PM_PRESENT))
+				continue;
+			pfn = e & PM_PFN_MASK;
+			if (!pfn) {
+				c->zero_pfns++;
+				continue;
+			}
+			c->pfns++;
+			if (pfn < c->win_start ||
+			    pfn - c->win_start >= c->win_len) {
+				if (fill_window(c, i, n))
+					return -1;
+			}
+			kpf = c->kpf[pfn - c->win_start];
+			if (kpf & KPF_NOT_LISTED)
+				continue;
+			mapcount = (long)c->kpc[pfn - c->win_start];
+			if ((kpf & (1ULL << KPF_COMPOUND_TAIL)) &&
+			    head_flags(c, pfn, &kpf))
+				return -1;
+			if (add_page(v, &cap, base + done + i,
+				     kpf_to_flags(kpf), mapcount))
+				return fail(c, "out of memory");
+		}
+		done += n;
+	}
+	return 0;
+}
+
+static int open_ro(struct pm_ctx *c, const char *path, int *fd)
+{
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
+		return fail_errno(c, "open", path, errno);
+	return 0;
+}
+
+int pmaps_from_pagemap(int pid, struct pmaps_map *out, char *err,
+		       size_t errlen)
+{
+	struct pm_ctx c = {
+		.pid = pid, .pm_fd = -1, .kpf_fd = -1, .kpc_fd = -1,
+		.err = err, .errlen = errlen,
+	};
+	struct smaps_scan s = { 0 };
+	char path[64], name[64];
+	int ret = -1;
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	if (errlen)
+		err[0] = '\0';
+	c.psize = pmaps_page_size();
+
+	/* the page flag files first: they are the ones that need root */
+	if (open_ro(&c, "/proc/kpageflags", &c.kpf_fd) ||
+	    open_ro(&c, "/proc/kpagecount", &c.kpc_fd))
+		goto out;
+	if (read_smaps(&c, &s))
+		goto out;
+	snprintf(path, sizeof(path), "/proc/%d/pagemap", pid);
+	if (open_ro(&c, path, &c.pm_fd))
+		goto out;
+
+	snprintf(name, sizeof(name), "/proc/%d/smaps headers", pid);
+	if (pmaps_parse_buf(s.hdr ? s.hdr : "", s.hdr_len, name, out, err,
+			    errlen))
+		goto out;
+	if (out->nr_vmas != s.nr) {
+		fail(&c, "%s: parsed %zu VMAs from %zu header lines", name,
+		     out->nr_vmas, s.nr);
+		goto out;
+	}
+
+	c.pm = malloc(PM_BATCH * sizeof(*c.pm));
+	c.kpf = malloc(KPF_WINDOW * sizeof(*c.kpf));
+	c.kpc = malloc(KPF_WINDOW * sizeof(*c.kpc));
+	if (!c.pm || !c.kpf || !c.kpc) {
+		fail(&c, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < out->nr_vmas; i++) {
+		out->vmas[i].line = 0;
+		if (!s.skip[i] && vma_pages(&c, &out->vmas[i]))
+			goto out;
+	}
+	/* without CAP_SYS_ADMIN pagemap hides every PFN as 0 */
+	if (c.zero_pfns && !c.pfns) {
+		fail(&c, "%s: present pages read with PFN 0: root needed (CAP_SYS_ADMIN)",
+		     path);
+		goto out;
+	}
+	ret = 0;
+out:
+	if (ret) {
+		pmaps_map_free(out);
+		memset(out, 0, sizeof(*out));
+	}
+	free(c.pm);
+	free(c.kpf);
+	free(c.kpc);
+	free(s.hdr);
+	free(s.skip);
+	if (c.pm_fd >= 0)
+		close(c.pm_fd);
+	if (c.kpf_fd >= 0)
+		close(c.kpf_fd);
+	if (c.kpc_fd >= 0)
+		close(c.kpc_fd);
+	return ret;
+}

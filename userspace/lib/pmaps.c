@@ -1,0 +1,603 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libpmaps: parser for the pmaps text format.
+ *
+ * Hand-written on purpose: big processes produce millions of range lines,
+ * and sscanf() is both slow and too lenient (it skips blanks, accepts signs
+ * and wraps on overflow).  The input buffer is never assumed to be
+ * NUL-terminated; every scan is bounded by the line end.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pmaps.h"
+
+const char pmaps_flag_letters[PMAPS_NR_FLAGS + 1] = "YRAUPDW";
+
+/* Bytes of offending input quoted in a message; enough to recognise it. */
+#define SNIPPET_MAX	40
+
+/* First read chunk of pmaps_parse_file(); doubled as needed. */
+#define READ_CHUNK	65536
+
+enum num_rc { NUM_OK, NUM_BAD, NUM_RANGE };
+
+struct parser {
+	struct pmaps_map *map;
+	const char *name;
+	char *err;
+	size_t errlen;
+	unsigned int line;
+	unsigned long long page_size;
+	size_t vmas_cap;
+	size_t ranges_cap;		/* of the last VMA */
+	/* Last VMA, in pages: index of its first page and its length. */
+	unsigned long long vma_base;
+	unsigned long long vma_pages;
+	/* First page, relative to the VMA, that the next range may use. */
+	unsigned long long next_page;
+};
+
+/* Quote s[0..n) on one printable line: \t, \\ and \xNN for the rest. */
+static void quote(char *dst, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i, max = n > SNIPPET_MAX ? SNIPPET_MAX : n;
+
+	for (i = 0; i < max; i++) {
+		unsigned char c = s[i];
+
+		if (c == '\t') {
+			*dst++ = '\\';
+			*dst++ = 't';
+		} else if (c == '\\') {
+			*dst++ = '\\';
+			*dst++ = '\\';
+		} else if (c < 0x20 || c >= 0x7f) {
+			*dst++ = '\\';
+			*dst++ = 'x';
+			*dst++ = hex[c >> 4];
+			*dst++ = hex[c & 15];
+		} else {
+			*dst++ = c;
+		}
+	}
+	if (n > max) {
+		memcpy(dst, "...", 3);
+		dst += 3;
+	}
+	*dst = '\0';
+}
+
+__attribute__((format(printf, 4, 5)))
+static int fail(struct parser *ps, const char *s, size_t n,
+		const char *fmt, ...)
+{
+	char what[160];
+	char q[SNIPPET_MAX * 4 + 4];
+	va_list ap;
+
+	if (!ps->err || !ps->errlen)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	quote(q, s, n);
+	snprintf(ps->err, ps->errlen, "%s:%u: expected %s, got '%s'",
+		 ps->name, ps->line, what, q);
+	return -1;
+}
+
+static int fail_nomem(struct parser *ps)
+{
+	if (ps->err && ps->errlen)
+		snprintf(ps->err, ps->errlen, "%s:%u: out of memory",
+			 ps->name, ps->line);
+	return -1;
+}
+
+/* Unsigned decimal, digits only (no sign, no blanks), value <= max. */
+static enum num_rc parse_dec(const char *s, size_t n, unsigned long long max,
+			     unsigned long long *val)
+{
+	unsigned long long v = 0;
+	int over = 0;
+	size_t i;
+
+	if (!n)
+		return NUM_BAD;
+	for (i = 0; i < n; i++) {
+		unsigned int d = (unsigned char)s[i] - '0';
+
+		if (d > 9)
+			return NUM_BAD;
+		/* Keep scanning after an overflow: a bad digit wins. */
+		if (v > ULLONG_MAX / 10 ||
+		    (v == ULLONG_MAX / 10 && d > ULLONG_MAX % 10))
+			over = 1;
+		else
+			v = v * 10 + d;
+	}
+	if (over || v > max)
+		return NUM_RANGE;
+	*val = v;
+	return NUM_OK;
+}
+
+static int is_hex_digit(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+}
+
+/* Lowercase hex as maps prints it, at least min digits, value <= max. */
+static enum num_rc parse_hex(const char *s, size_t n, size_t min,
+			     unsigned long long max, unsigned long long *val)
+{
+	unsigned long long v = 0;
+	int over = 0;
+	size_t i;
+
+	if (n < min)
+		return NUM_BAD;
+	for (i = 0; i < n; i++) {
+		unsigned char c = s[i];
+		unsigned int d;
+
+		if (c >= '0' && c <= '9')
+			d = c - '0';
+		else if (c >= 'a' && c <= 'f')
+			d = c - 'a' + 10;
+		else
+			return NUM_BAD;
+		if (v >> 60)
+			over = 1;
+		else
+			v = v << 4 | d;
+	}
+	if (over || v > max)
+		return NUM_RANGE;
+	*val = v;
+	return NUM_OK;
+}
+
+static int fail_dec(struct parser *ps, enum num_rc rc, const char *s,
+		    size_t n, const char *what, unsigned long long max)
+{
+	if (rc == NUM_RANGE)
+		return fail(ps, s, n, "%s in 0..%llu", what, max);
+	return fail(ps, s, n, "decimal %s", what);
+}
+
+static int fail_hex(struct parser *ps, enum num_rc rc, const char *s,
+		    size_t n, const char *what, int min)
+{
+	if (rc == NUM_RANGE)
+		return fail(ps, s, n, "%s of at most %d bits", what,
+			    min == 8 ? 64 : 32);
+	return fail(ps, s, n, "%s as %d+ lowercase hex digits", what, min);
+}
+
+/*
+ * Next space-separated header field: [*tok, return value).  *p moves past
+ * the separator; a missing field shows up as an empty token.
+ */
+static const char *next_field(const char **p, const char *e,
+			      const char **tok)
+{
+	const char *q = memchr(*p, ' ', e - *p);
+
+	if (!q)
+		q = e;
+	*tok = *p;
+	*p = q < e ? q + 1 : e;
+	return q;
+}
+
+static char *dup_mem(const char *s, size_t n)
+{
+	char *d = malloc(n + 1);
+
+	if (d) {
+		memcpy(d, s, n);
+		d[n] = '\0';
+	}
+	return d;
+}
+
+static int perms_ok(const char *s, size_t n)
+{
+	return n == 4 && (s[0] == 'r' || s[0] == '-') &&
+	       (s[1] == 'w' || s[1] == '-') && (s[2] == 'x' || s[2] == '-') &&
+	       (s[3] == 's' || s[3] == 'p');
+}
+
+/*
+ * Pages a range of VMA v may use: index vma_base up to vma_pages later.  A
+ * file VMA counts from START; an anon VMA from the first page boundary at
+ * or above START, so that no page reaches outside the VMA even if the
+ * addresses are not aligned to our page size.
+ */
+static void set_vma_pages(struct parser *ps, const struct pmaps_vma *v)
+{
+	unsigned long long sz = ps->page_size, first, last;
+
+	if (v->inode) {
+		ps->vma_base = v->offset / sz;
+		ps->vma_pages = (v->end - v->start) / sz;
+		return;
+	}
+	first = v->start / sz + (v->start % sz != 0);
+	last = v->end / sz;
+	ps->vma_base = first;
+	ps->vma_pages = last > first ? last - first : 0;
+}
+
+/* START-END PERMS OFFSET MAJ:MIN INODE[ <spaces> NAME] */
+static int parse_header(struct parser *ps, const char *s, const char *e)
+{
+	struct pmaps_map *map = ps->map;
+	struct pmaps_vma v;
+	const char *p = s, *tok, *q, *sep;
+	unsigned long long val;
+	enum num_rc rc;
+
+	memset(&v, 0, sizeof(v));
+	v.line = ps->line;
+	/* name and header are C strings: an embedded NUL would cut them. */
+	if (memchr(s, '\0', e - s))
+		return fail(ps, s, e - s, "no NUL byte in VMA header");
+
+	q = next_field(&p, e, &tok);
+	sep = memchr(tok, '-', q - tok);
+	if (!sep)
+		return fail(ps, s, e - s,
+			    "VMA header or TAB-separated range line");
+	rc = parse_hex(tok, sep - tok, 8, ULLONG_MAX, &v.start);
+	if (rc)
+		return fail_hex(ps, rc, tok, sep - tok, "START", 8);
+	rc = parse_hex(sep + 1, q - sep - 1, 8, ULLONG_MAX, &v.end);
+	if (rc)
+		return fail_hex(ps, rc, sep + 1, q - sep - 1, "END", 8);
+	if (v.start >= v.end)
+		return fail(ps, tok, q - tok, "START below END");
+	if (map->nr_vmas && v.start < map->vmas[map->nr_vmas - 1].end)
+		return fail(ps, tok, q - tok,
+			    "VMA starting at or after %08llx",
+			    map->vmas[map->nr_vmas - 1].end);
+
+	q = next_field(&p, e, &tok);
+	if (!perms_ok(tok, q - tok))
+		return fail(ps, tok, q - tok, "PERMS [r-][w-][x-][sp]");
+	memcpy(v.perms, tok, 4);
+
+	q = next_field(&p, e, &tok);
+	rc = parse_hex(tok, q - tok, 8, ULLONG_MAX, &v.offset);
+	if (rc)
+		return fail_hex(ps, rc, tok, q - tok, "OFFSET", 8);
+
+	q = next_field(&p, e, &tok);
+	sep = memchr(tok, ':', q - tok);
+	if (!sep)
+		return fail(ps, tok, q - tok, "MAJ:MIN");
+	rc = parse_hex(tok, sep - tok, 2, UINT_MAX, &val);
+	if (rc)
+		return fail_hex(ps, rc, tok, q - tok, "MAJ:MIN", 2);
+	v.dev_major = val;
+	rc = parse_hex(sep + 1, q - sep - 1, 2, UINT_MAX, &val);
+	if (rc)
+		return fail_hex(ps, rc, tok, q - tok, "MAJ:MIN", 2);
+	v.dev_minor = val;
+
+	q = next_field(&p, e, &tok);
+	rc = parse_dec(tok, q - tok, ULLONG_MAX, &v.inode);
+	if (rc)
+		return fail_dec(ps, rc, tok, q - tok, "INODE", ULLONG_MAX);
+
+	/* The name is all after the padding, spaces inside included. */
+	while (p < e && *p == ' ')
+		p++;
+
+	if (map->nr_vmas == ps->vmas_cap) {
+		size_t cap = ps->vmas_cap ? ps->vmas_cap * 2 : 16;
+		struct pmaps_vma *grown;
+
+		if (cap > SIZE_MAX / sizeof(*grown))
+			return fail_nomem(ps);
+		grown = realloc(map->vmas, cap * sizeof(*grown));
+		if (!grown)
+			return fail_nomem(ps);
+		map->vmas = grown;
+		ps->vmas_cap = cap;
+	}
+	v.header = dup_mem(s, e - s);
+	v.name = dup_mem(p, e - p);
+	if (!v.header || !v.name) {
+		free(v.header);
+		free(v.name);
+		return fail_nomem(ps);
+	}
+	map->vmas[map->nr_vmas++] = v;
+
+	ps->ranges_cap = 0;
+	ps->next_page = 0;
+	set_vma_pages(ps, &v);
+	return 0;
+}
+
+/* "START-END" of range r, for messages; wraps harmlessly on garbage. */
+static size_t range_str(char *buf, const struct pmaps_vma *v,
+			const struct pmaps_range *r, unsigned long long ps)
+{
+	unsigned long long start = pmaps_range_addr(v, r);
+	int n = snprintf(buf, 40, "%08llx-%08llx", start,
+			 start + r->count * ps);
+
+	return n < 0 ? 0 : n > 39 ? 39 : (size_t)n;
+}
+
+/* INDEX<TAB>COUNT<TAB>FLAGS<TAB>MAPCOUNT[<TAB>ignored...]; t1: first TAB */
+static int parse_range(struct parser *ps, const char *s, const char *e,
+		       const char *t1)
+{
+	struct pmaps_map *map = ps->map;
+	struct pmaps_vma *v;
+	struct pmaps_range r;
+	const char *t2, *t3, *t4, *f;
+	unsigned long long val, rel, ps_sz = ps->page_size;
+	char buf[40];
+	enum num_rc rc;
+	size_t n;
+	int i;
+
+	if (!map->nr_vmas)
+		return fail(ps, s, e - s, "VMA header before range lines");
+	v = &map->vmas[map->nr_vmas - 1];
+
+	t2 = memchr(t1 + 1, '\t', e - t1 - 1);
+	t3 = t2 ? memchr(t2 + 1, '\t', e - t2 - 1) : NULL;
+	if (!t3)
+		return fail(ps, s, e - s, "4 TAB-separated columns %s",
+			    "INDEX COUNT FLAGS MAPCOUNT");
+	/* Columns after MAPCOUNT are for future readers. */
+	t4 = memchr(t3 + 1, '\t', e - t3 - 1);
+	if (!t4)
+		t4 = e;
+
+	r.line = ps->line;
+	rc = parse_dec(s, t1 - s, ULLONG_MAX, &r.index);
+	if (rc)
+		return fail_dec(ps, rc, s, t1 - s, "INDEX", ULLONG_MAX);
+	rc = parse_dec(t1 + 1, t2 - t1 - 1, ULLONG_MAX, &r.count);
+	if (rc)
+		return fail_dec(ps, rc, t1 + 1, t2 - t1 - 1, "COUNT",
+				ULLONG_MAX);
+	if (!r.count)
+		return fail(ps, t1 + 1, t2 - t1 - 1, "COUNT >= 1");
+
+	f = t2 + 1;
+	if (t3 - f != PMAPS_NR_FLAGS)
+		return fail(ps, f, t3 - f, "FLAGS of %d characters %s",
+			    PMAPS_NR_FLAGS, pmaps_flag_letters);
+	r.flags = 0;
+	r.unknown = 0;
+	for (i = 0; i < PMAPS_NR_FLAGS; i++) {
+		if (f[i] == pmaps_flag_letters[i])
+			r.flags |= 1U << i;
+		else if (f[i] == '?')
+			r.unknown |= 1U << i;
+		else if (f[i] != '_')
+			return fail(ps, f, PMAPS_NR_FLAGS,
+				    "'%c', '_' or '?' at FLAGS position %d",
+				    pmaps_flag_letters[i], i + 1);
+	}
+
+	rc = parse_dec(t3 + 1, t4 - t3 - 1, LONG_MAX, &val);
+	if (rc)
+		return fail_dec(ps, rc, t3 + 1, t4 - t3 - 1, "MAPCOUNT",
+				LONG_MAX);
+	r.mapcount = (long)val;
+
+	/* In pages relative to the VMA, so nothing here can overflow. */
+	rel = r.index - ps->vma_base;
+	if (r.index < ps->vma_base || rel >= ps->vma_pages ||
+	    r.count > ps->vma_pages - rel) {
+		n = range_str(buf, v, &r, ps_sz);
+		return fail(ps, buf, n, "range inside %08llx-%08llx",
+			    v->start, v->end);
+	}
+	if (rel < ps->next_page) {
+		n = range_str(buf, v, &r, ps_sz);
+		return fail(ps, buf, n, "range starting at or after %08llx",
+			    v->start + ps->next_page * ps_sz);
+	}
+	ps->next_page = rel + r.count;
+
+	if (v->nr_ranges == ps->ranges_cap) {
+		size_t cap = ps->ranges_cap ? ps->ranges_cap * 2 : 8;
+		struct pmaps_range *grown;
+
+		if (cap > SIZE_MAX / sizeof(*grown))
+			return fail_nomem(ps);
+		grown = realloc(v->ranges, cap * sizeof(*grown));
+		if (!grown)
+			return fail_nomem(ps);
+		v->ranges = grown;
+		ps->ranges_cap = cap;
+	}
+	v->ranges[v->nr_ranges++] = r;
+	return 0;
+}
+
+int pmaps_parse_buf(const char *buf, size_t len, const char *name,
+		    struct pmaps_map *out, char *err, size_t errlen)
+{
+	struct parser ps;
+	const char *p = buf, *end;
+
+	memset(out, 0, sizeof(*out));
+	if (err && errlen)
+		err[0] = '\0';
+	/* Also keeps NULL + 0 (undefined) away from an empty document. */
+	if (!len)
+		return 0;
+
+	memset(&ps, 0, sizeof(ps));
+	ps.map = out;
+	ps.name = name ? name : "-";
+	ps.err = err;
+	ps.errlen = errlen;
+	ps.page_size = pmaps_page_size();
+
+	end = buf + len;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', end - p);
+		const char *e = nl ? nl : end;
+		const char *tab;
+		int ret;
+
+		ps.line++;
+		if (p < e && *p == '@') {
+			p = nl ? nl + 1 : end;	/* extension line */
+			continue;
+		}
+		/*
+		 * A header starts with "START-" and may hold a TAB in a file
+		 * name; any other line with a TAB is a range line.
+		 */
+		for (tab = p; tab < e && is_hex_digit(*tab); tab++)
+			;
+		if (tab > p && tab < e && *tab == '-')
+			tab = NULL;
+		else
+			tab = memchr(p, '\t', e - p);
+		if (tab)
+			ret = parse_range(&ps, p, e, tab);
+		else
+			ret = parse_header(&ps, p, e);
+		if (ret)
+			return -1;
+		p = nl ? nl + 1 : end;
+	}
+	return 0;
+}
+
+int pmaps_parse_file(FILE *f, const char *name, struct pmaps_map *out,
+		     char *err, size_t errlen)
+{
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if (!name)
+		name = "-";
+	if (!f) {
+		if (err && errlen)
+			snprintf(err, errlen, "%s: no input stream", name);
+		return -1;
+	}
+	/* Whole stream first: pipes and /proc files have no usable size. */
+	for (;;) {
+		size_t want, n;
+
+		if (len == cap) {
+			size_t ncap = cap ? cap * 2 : READ_CHUNK;
+			char *nbuf;
+
+			nbuf = ncap > cap ? realloc(buf, ncap) : NULL;
+			if (!nbuf) {
+				free(buf);
+				if (err && errlen)
+					snprintf(err, errlen,
+						 "%s: out of memory", name);
+				return -1;
+			}
+			buf = nbuf;
+			cap = ncap;
+		}
+		want = cap - len;
+		n = fread(buf + len, 1, want, f);
+		len += n;
+		if (n < want) {
+			if (ferror(f)) {
+				int e = errno;
+
+				free(buf);
+				if (err && errlen)
+					snprintf(err, errlen,
+						 "%s: read error: %s", name,
+						 e ? strerror(e) : "unknown");
+				return -1;
+			}
+			break;
+		}
+	}
+	ret = pmaps_parse_buf(buf, len, name, out, err, errlen);
+	free(buf);
+	return ret;
+}
+
+void pmaps_map_free(struct pmaps_map *map)
+{
+	size_t i;
+
+	if (!map)
+		return;
+	for (i = 0; i < map->nr_vmas; i++) {
+		free(map->vmas[i].ranges);
+		free(map->vmas[i].name);
+		free(map->vmas[i].header);
+	}
+	free(map->vmas);
+	map->vmas = NULL;
+	map->nr_vmas = 0;
+}
+
+unsigned long pmaps_page_size(void)
+{
+	/* Atomic only so concurrent first calls are not a data race. */
+	static atomic_ulong cached;
+	unsigned long sz = atomic_load_explicit(&cached, memory_order_relaxed);
+
+	if (!sz) {
+		long v = sysconf(_SC_PAGESIZE);
+
+		sz = v > 0 ? (unsigned long)v : 4096;
+		atomic_store_explicit(&cached, sz, memory_order_relaxed);
+	}
+	return sz;
+}
+
+unsigned long long pmaps_range_addr(const struct pmaps_vma *v,
+				    const struct pmaps_range *r)
+{
+	unsigned long long ps = pmaps_page_size();
+
+	/* Unsigned wrap is deliberate: garbage in, no UB out. */
+	if (v->inode)
+		return v->start + (r->index - v->offset / ps) * ps;
+	return r->index * ps;
+}
+
+void pmaps_format_flags(unsigned int flags, unsigned int unknown,
+			char out[PMAPS_NR_FLAGS + 1])
+{
+	int i;
+
+	for (i = 0; i < PMAPS_NR_FLAGS; i++) {
+		if (unknown & (1U << i))
+			out[i] = '?';
+		else if (flags & (1U << i))
+			out[i] = pmaps_flag_letters[i];
+		else
+			out[i] = '_';
+	}
+	out[PMAPS_NR_FLAGS] = '\0';
+}

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * libpmaps: parse the pmaps text format (Documentation/pmaps_ext.rst).
+ *
+ * One parser serves every front end and every test, so the grammar is
+ * written down in exactly one place in userspace.
+ */
+#ifndef PMAPS_H
+#define PMAPS_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/*
+ * Flag bits, in text order.  The letters live in pmaps_flag_letters[];
+ * module/, patches/ and Documentation/pmaps_ext.rst must change with them.
+ */
+enum pmaps_flag {
+	PMAPS_YOUNG,		/* Y: pte young (accessed) */
+	PMAPS_REFERENCED,	/* R: PG_referenced */
+	PMAPS_ACTIVE,		/* A: PG_active */
+	PMAPS_UPTODATE,		/* U: PG_uptodate */
+	PMAPS_PTE_DIRTY,	/* P: pte dirty */
+	PMAPS_DIRTY,		/* D: PG_dirty */
+	PMAPS_WRITEBACK,	/* W: PG_writeback */
+	PMAPS_NR_FLAGS
+};
+
+/* "YRAUPDW": letter of bit i is pmaps_flag_letters[i]. */
+extern const char pmaps_flag_letters[PMAPS_NR_FLAGS + 1];
+
+struct pmaps_range {
+	unsigned long long index;	/* page index of the first page */
+	unsigned long long count;	/* number of pages */
+	unsigned int flags;		/* bit i set: letter i shown */
+	unsigned int unknown;		/* bit i set: letter i shown as '?' */
+	long mapcount;
+	unsigned int line;		/* input line, for messages */
+};
+
+struct pmaps_vma {
+	unsigned long long start, end;	/* byte addresses, end exclusive */
+	char perms[5];			/* "rw-p" */
+	unsigned long long offset;	/* file offset in bytes, 0 for anon */
+	unsigned int dev_major, dev_minor;
+	unsigned long long inode;
+	/* name, header and ranges: each its own malloc, freed by map_free */
+	char *name;			/* path or [heap] etc; "" if none */
+	char *header;			/* the header line as read, no '\n' */
+	struct pmaps_range *ranges;
+	size_t nr_ranges;
+	unsigned int line;
+};
+
+struct pmaps_map {
+	struct pmaps_vma *vmas;
+	size_t nr_vmas;
+};
+
+/*
+ * Parse a whole document.  Return 0 on success.  On malformed input return
+ * -1 and write "NAME:LINE: expected ..." into err (NAME is the file name
+ * given by the caller).  On allocation failure return -1 with a message.
+ * *out is valid (possibly partial) in both cases and must be freed.
+ * *out is overwritten on entry, not freed.  Lines starting with '@' and
+ * range columns after MAPCOUNT are skipped.  buf needs no NUL terminator.
+ */
+int pmaps_parse_file(FILE *f, const char *name, struct pmaps_map *out,
+		     char *err, size_t errlen);
+int pmaps_parse_buf(const char *buf, size_t len, const char *name,
+		    struct pmaps_map *out, char *err, size_t errlen);
+void pmaps_map_free(struct pmaps_map *map);
+
+/* Page size used to turn page indexes into addresses (sysconf value). */
+unsigned long pmaps_page_size(void);
+
+/*
+ * Virtual address of the first page of range r in vma v.  File-backed VMAs
+ * (inode != 0) count index in file pages, from offset; anonymous VMAs use
+ * the virtual page number.
+ */
+unsigned long long pmaps_range_addr(const struct pmaps_vma *v,
+				    const struct pmaps_range *r);
+
+/* Format flags as 7 letters plus NUL, '_' for clear, '?' for unknown. */
+void pmaps_format_flags(unsigned int flags, unsigned int unknown,
+			char out[PMAPS_NR_FLAGS + 1]);
+
+#endif
