@@ -5,7 +5,6 @@
  * page of zeroes (not listed) and a shared file mapping at an offset.  It
  * prints its PID once all is in place and waits to be killed.
  */
-#define _GNU_SOURCE
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
