@@ -1,0 +1,46 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# make                 build pmaps_ext.ko for the running kernel (or KDIR=)
+# make load / unload   insmod + mount on /proc/pmaps_ext, and back (root)
+# make check           the whole suite: host tests and QEMU guests
+# make demo            boot a guest, load the module, show a demo process
+# make style           checkpatch.pl -f (from linux-source-6.12) on module/
+
+KDIR ?= /lib/modules/$(shell uname -r)/build
+MOUNT_POINT := /proc/pmaps_ext
+
+.PHONY: all modules clean load unload check demo style modules_install
+
+all: modules
+
+modules:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
+
+modules_install: modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
+	install -D -m 0644 module/pmaps_ext.modprobe.conf \
+		$(DESTDIR)/etc/modprobe.d/pmaps_ext.conf
+
+clean:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	rm -rf build
+
+# insmod and mount are one step: the module's files live on its own
+# filesystem (Documentation/pmaps_ext.rst, "Why a filesystem").
+load: modules
+	insmod ./pmaps_ext.ko
+	mount -t pmaps_ext pmaps_ext $(MOUNT_POINT)
+
+unload:
+	if mountpoint -q $(MOUNT_POINT); then umount $(MOUNT_POINT); fi
+	rmmod pmaps_ext
+
+check:
+	tests/check.sh
+
+demo:
+	tests/deps.sh
+	tests/qemu/run.sh --mode demo $(DEMO_KERNEL)
+
+style:
+	tests/style.sh
