@@ -1,0 +1,1787 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Guest tests for the pmaps text (/proc/pmaps_ext/PID).  Each test builds
+ * its own mapping, in this process or in a child it forks, and checks the
+ * exact ranges reported inside that mapping and nothing outside it.
+ *
+ *   pmaps_test [test_name...]
+ *
+ * Runs as root; TAP on stdout; exit status 0 when everything passed or
+ * was skipped.  PMAPS_FILE_FMT (default "/proc/pmaps_ext/%s") selects the
+ * file, e.g. "/proc/%s/pmaps" for the in-kernel patch.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pmaps.h"
+#include "tap.h"
+
+#define DEFAULT_FILE_FMT	"/proc/pmaps_ext/%s"
+#define TEST_TIMEOUT_SEC	120
+#define NOBODY			65534
+#define ANY_MAPCOUNT		(-1L)
+#define HUGE_SIZE		(2UL << 20)
+#define READ_CHUNK		65536
+
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+#define FLAG(name)		(1u << PMAPS_##name)
+
+enum outcome { PASS, FAIL, SKIP };
+
+static const char *file_fmt;
+/* Directory holding one entry per pid, if the format is "DIR/%s". */
+static char pid_dir[PATH_MAX];
+static size_t page_size;
+/* Shared with the per-test child so it can say why it skipped. */
+static char *skip_reason;
+#define SKIP_REASON_SIZE	256
+
+static enum outcome skip(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(skip_reason, SKIP_REASON_SIZE, fmt, ap);
+	va_end(ap);
+	return SKIP;
+}
+
+/* ---- file names and reading ---- */
+
+static void pmaps_path(char *out, size_t size, const char *who)
+{
+	const char *hole = strstr(file_fmt, "%s");
+
+	snprintf(out, size, "%.*s%s%s", (int)(hole - file_fmt), file_fmt, who,
+		 hole + 2);
+}
+
+static void pmaps_path_pid(char *out, size_t size, pid_t pid)
+{
+	char who[24];
+
+	snprintf(who, sizeof(who), "%d", (int)pid);
+	pmaps_path(out, size, who);
+}
+
+struct text {
+	char *data;
+	size_t len;
+	size_t cap;
+	bool fixed;	/* caller-owned buffer: never reallocated */
+};
+
+static void text_free(struct text *t)
+{
+	if (!t->fixed) {
+		free(t->data);
+		t->data = NULL;
+		t->cap = 0;
+	}
+	t->len = 0;
+}
+
+/* Read fd to EOF with reads of at most chunk bytes.  Returns 0 or -errno. */
+static int read_fd_text(int fd, size_t chunk, struct text *t)
+{
+	t->len = 0;
+	for (;;) {
+		size_t want = chunk;
+		ssize_t n;
+
+		if (t->cap - t->len < want) {
+			if (t->fixed) {
+				want = t->cap - t->len;
+				if (!want)
+					return -ENOSPC;
+			} else {
+				size_t cap = t->cap ? t->cap : READ_CHUNK;
+				char *grown;
+
+				while (cap - t->len < want)
+					cap *= 2;
+				grown = realloc(t->data, cap);
+				if (!grown)
+					return -ENOMEM;
+				t->data = grown;
+				t->cap = cap;
+			}
+		}
+		n = read(fd, t->data + t->len, want);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return 0;
+		t->len += (size_t)n;
+	}
+}
+
+static int read_path_text(const char *path, size_t chunk, struct text *t)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int err;
+
+	if (fd < 0)
+		return -errno;
+	err = read_fd_text(fd, chunk, t);
+	close(fd);
+	return err;
+}
+
+/* Print line number lineno (1-based) of t. */
+static void show_text_line(const struct text *t, unsigned int lineno)
+{
+	const char *p = t->data, *end = t->data + t->len;
+
+	while (p < end && --lineno) {
+		p = memchr(p, '\n', (size_t)(end - p));
+		p = p ? p + 1 : end;
+	}
+	if (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+		tap_diag("  line: %.*s", (int)((nl ? nl : end) - p), p);
+	}
+}
+
+/* Print the line of t holding byte offset off. */
+static void show_line_at(const char *label, const struct text *t, size_t off)
+{
+	const char *start = t->data + off, *end = t->data + t->len, *nl;
+
+	if (off >= t->len) {
+		tap_diag("  %s: <end of text>", label);
+		return;
+	}
+	while (start > t->data && start[-1] != '\n')
+		start--;
+	nl = memchr(start, '\n', (size_t)(end - start));
+	tap_diag("  %s: %.*s", label, (int)((nl ? nl : end) - start), start);
+}
+
+/* Parse t; on failure print why and leave nothing to free. */
+static int parse_text(const struct text *t, const char *path,
+		      struct pmaps_map *map)
+{
+	char err[256];
+	unsigned int lineno;
+
+	memset(map, 0, sizeof(*map));
+	if (!pmaps_parse_buf(t->len ? t->data : "", t->len, path, map, err,
+			     sizeof(err)))
+		return 0;
+	tap_diag("%s does not parse: %s", path, err);
+	if (!strncmp(err, path, strlen(path)) &&
+	    sscanf(err + strlen(path), ":%u:", &lineno) == 1)
+		show_text_line(t, lineno);
+	pmaps_map_free(map);
+	return -1;
+}
+
+static int load_path(const char *path, struct pmaps_map *map)
+{
+	struct text t = { 0 };
+	int err = read_path_text(path, READ_CHUNK, &t);
+
+	if (err) {
+		tap_diag("reading %s: %s", path, strerror(-err));
+		text_free(&t);
+		return -1;
+	}
+	err = parse_text(&t, path, map);
+	text_free(&t);
+	return err;
+}
+
+static int load_who(const char *who, struct pmaps_map *map)
+{
+	char path[PATH_MAX];
+
+	pmaps_path(path, sizeof(path), who);
+	return load_path(path, map);
+}
+
+static int load_pid(pid_t pid, struct pmaps_map *map)
+{
+	char path[PATH_MAX];
+
+	pmaps_path_pid(path, sizeof(path), pid);
+	return load_path(path, map);
+}
+
+/* ---- range checks ---- */
+
+/* An expected range, in pages relative to the start of the mapping. */
+struct span {
+	unsigned long long first;
+	unsigned long long pages;
+};
+
+/* What every range in the mapping must show. */
+struct rule {
+	unsigned int set;	/* flags that must be shown as letters */
+	unsigned int clear;	/* flags that must be shown as '_' */
+	long mapcount;		/* or ANY_MAPCOUNT */
+};
+
+static const struct rule any_rule = { .mapcount = ANY_MAPCOUNT };
+
+static bool vma_overlaps(const struct pmaps_vma *v, unsigned long long lo,
+			 unsigned long long hi)
+{
+	return v->start < hi && v->end > lo;
+}
+
+static long long rel_page(unsigned long long addr, unsigned long long lo)
+{
+	return (long long)(addr - lo) / (long long)page_size;
+}
+
+#define MAX_SHOWN_RANGES	40
+
+/* Print the headers and ranges of map that touch [lo, hi). */
+static void show_ranges(const struct pmaps_map *map, unsigned long long lo,
+			unsigned long long hi)
+{
+	size_t shown = 0, hidden = 0, i, j;
+	bool any_vma = false;
+
+	tap_diag("actual text for the mapping at %#llx (+pages from there):", lo);
+	for (i = 0; i < map->nr_vmas; i++) {
+		const struct pmaps_vma *v = &map->vmas[i];
+
+		if (!vma_overlaps(v, lo, hi))
+			continue;
+		any_vma = true;
+		tap_diag("  %s", v->header);
+		for (j = 0; j < v->nr_ranges; j++) {
+			const struct pmaps_range *r = &v->ranges[j];
+			unsigned long long addr = pmaps_range_addr(v, r);
+			char flags[PMAPS_NR_FLAGS + 1];
+
+			if (addr + r->count * page_size <= lo || addr >= hi)
+				continue;
+			if (shown == MAX_SHOWN_RANGES) {
+				hidden++;
+				continue;
+			}
+			shown++;
+			pmaps_format_flags(r->flags, r->unknown, flags);
+			tap_diag("  %llu\t%llu\t%s\t%ld\t(page %+lld)", r->index,
+				 r->count, flags, r->mapcount,
+				 rel_page(addr, lo));
+		}
+	}
+	if (hidden)
+		tap_diag("  ... and %zu more ranges", hidden);
+	if (!any_vma)
+		tap_diag("  no VMA covers [%#llx, %#llx)", lo, hi);
+	else if (!shown && !hidden)
+		tap_diag("  (no ranges)");
+}
+
+static void show_expected(const struct span *want, size_t nr_want,
+			  const struct rule *rule)
+{
+	char set[PMAPS_NR_FLAGS + 1], clear[PMAPS_NR_FLAGS + 1];
+	char spans[1024];
+	size_t used = 0, i;
+
+	spans[0] = '\0';
+	for (i = 0; i < nr_want && i < 16 && used < sizeof(spans); i++)
+		used += (size_t)snprintf(spans + used, sizeof(spans) - used,
+					 " +%llu..+%llu", want[i].first,
+					 want[i].first + want[i].pages - 1);
+	pmaps_format_flags(rule->set, 0, set);
+	pmaps_format_flags(rule->clear, 0, clear);
+	tap_diag("expected %zu ranges (pages):%s%s", nr_want,
+		 nr_want ? spans : " none", nr_want > 16 ? " ..." : "");
+	tap_diag("expected flags set %s, clear %s, mapcount %ld (-1: any)",
+		 set, clear, rule->mapcount);
+}
+
+/*
+ * The ranges of map inside [base, base + len) must be exactly want, in
+ * order, each obeying rule.  Prints actual vs expected when not.
+ */
+static bool check_ranges(const struct pmaps_map *map, const void *base,
+			 size_t len, const struct span *want, size_t nr_want,
+			 const struct rule *rule)
+{
+	unsigned long long lo = (uintptr_t)base, hi = lo + len;
+	char problem[256] = "";
+	size_t found = 0, i, j;
+
+	for (i = 0; i < map->nr_vmas; i++) {
+		const struct pmaps_vma *v = &map->vmas[i];
+
+		if (!vma_overlaps(v, lo, hi))
+			continue;
+		for (j = 0; j < v->nr_ranges; j++) {
+			const struct pmaps_range *r = &v->ranges[j];
+			unsigned long long addr = pmaps_range_addr(v, r);
+			unsigned long long end = addr + r->count * page_size;
+			const struct span *w;
+
+			if (end <= lo || addr >= hi)
+				continue;
+			found++;
+			if (problem[0])
+				continue;
+			w = found <= nr_want ? &want[found - 1] : NULL;
+			if (!w)
+				snprintf(problem, sizeof(problem),
+					 "unexpected range at page %+lld (line %u)",
+					 rel_page(addr, lo), r->line);
+			else if (addr < lo || end > hi)
+				snprintf(problem, sizeof(problem),
+					 "range at page %+lld crosses the mapping's edge",
+					 rel_page(addr, lo));
+			else if (addr != lo + w->first * page_size ||
+				 r->count != w->pages)
+				snprintf(problem, sizeof(problem),
+					 "range %zu is page %+lld, %llu pages; expected +%llu, %llu pages",
+					 found, rel_page(addr, lo), r->count,
+					 w->first, w->pages);
+			else if ((r->flags & rule->set) != rule->set ||
+				 ((r->flags | r->unknown) & rule->clear))
+				snprintf(problem, sizeof(problem),
+					 "range %zu (page %+lld) has wrong flags",
+					 found, rel_page(addr, lo));
+			else if (rule->mapcount != ANY_MAPCOUNT &&
+				 r->mapcount != rule->mapcount)
+				snprintf(problem, sizeof(problem),
+					 "range %zu (page %+lld) has mapcount %ld, expected %ld",
+					 found, rel_page(addr, lo), r->mapcount,
+					 rule->mapcount);
+		}
+	}
+	if (!problem[0] && found != nr_want)
+		snprintf(problem, sizeof(problem), "found %zu ranges, expected %zu",
+			 found, nr_want);
+	if (!problem[0])
+		return true;
+	tap_diag("%s", problem);
+	show_expected(want, nr_want, rule);
+	show_ranges(map, lo, hi);
+	return false;
+}
+
+/* Load pid's text and check the ranges inside [base, base + len). */
+static bool expect_ranges(pid_t pid, const char *when, const void *base,
+			  size_t len, const struct span *want, size_t nr_want,
+			  const struct rule *rule)
+{
+	struct pmaps_map map;
+	bool ok;
+
+	if (load_pid(pid, &map))
+		return false;
+	ok = check_ranges(&map, base, len, want, nr_want, rule);
+	if (!ok)
+		tap_diag("(pid %d, %s)", (int)pid, when);
+	pmaps_map_free(&map);
+	return ok;
+}
+
+/* The first range inside [base, base + len), or NULL. */
+static const struct pmaps_range *first_range_in(const struct pmaps_map *map,
+						const void *base, size_t len)
+{
+	unsigned long long lo = (uintptr_t)base, hi = lo + len;
+	size_t i, j;
+
+	for (i = 0; i < map->nr_vmas; i++) {
+		const struct pmaps_vma *v = &map->vmas[i];
+
+		for (j = 0; vma_overlaps(v, lo, hi) && j < v->nr_ranges; j++) {
+			const struct pmaps_range *r = &v->ranges[j];
+			unsigned long long addr = pmaps_range_addr(v, r);
+
+			if (addr + r->count * page_size > lo && addr < hi)
+				return r;
+		}
+	}
+	return NULL;
+}
+
+/* ---- header checks ---- */
+
+static bool is_gate_line(const char *line, size_t len)
+{
+	static const char gate[] = "[vsyscall]";
+	size_t n = sizeof(gate) - 1;
+
+	return len >= n && !memcmp(line + len - n, gate, n);
+}
+
+/* The headers of map must be the lines of maps, minus the gate VMA. */
+static bool headers_match(const struct pmaps_map *map, const struct text *maps,
+			  bool verbose)
+{
+	const char *p = maps->data, *end = maps->data + maps->len;
+	size_t i = 0;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *next = nl ? nl + 1 : end;
+		size_t n = (size_t)((nl ? nl : end) - p);
+		const char *header;
+
+		if (is_gate_line(p, n)) {
+			p = next;
+			continue;
+		}
+		if (i == map->nr_vmas) {
+			if (verbose)
+				tap_diag("maps has a line pmaps lacks: %.*s",
+					 (int)n, p);
+			return false;
+		}
+		header = map->vmas[i].header;
+		if (strlen(header) != n || memcmp(header, p, n)) {
+			if (verbose) {
+				tap_diag("header %zu differs from maps:", i + 1);
+				tap_diag("  pmaps: %s", header);
+				tap_diag("  maps:  %.*s", (int)n, p);
+			}
+			return false;
+		}
+		i++;
+		p = next;
+	}
+	if (i != map->nr_vmas) {
+		if (verbose)
+			tap_diag("pmaps has %zu headers, maps only %zu lines; first extra: %s",
+				 map->nr_vmas, i, map->vmas[i].header);
+		return false;
+	}
+	return true;
+}
+
+/* For a target that is not changing its mappings. */
+static bool headers_match_pid(pid_t pid)
+{
+	char path[PATH_MAX], maps_path[64];
+	struct text maps = { 0 };
+	struct pmaps_map map;
+	bool ok = false;
+	int err;
+
+	pmaps_path_pid(path, sizeof(path), pid);
+	if (load_path(path, &map))
+		return false;
+	snprintf(maps_path, sizeof(maps_path), "/proc/%d/maps", (int)pid);
+	err = read_path_text(maps_path, READ_CHUNK, &maps);
+	if (err) {
+		tap_diag("reading %s: %s", maps_path, strerror(-err));
+	} else if (!map.nr_vmas) {
+		tap_diag("%s is empty", path);
+	} else {
+		ok = headers_match(&map, &maps, true);
+		if (!ok)
+			tap_diag("(comparing %s with %s)", path, maps_path);
+	}
+	text_free(&maps);
+	pmaps_map_free(&map);
+	return ok;
+}
+
+/* ---- mappings ---- */
+
+/*
+ * Map len bytes between two PROT_NONE guard pages so the kernel cannot
+ * merge the mapping with a neighbour.
+ */
+static char *map_between_guards(size_t len, int prot, int flags, int fd,
+				off_t offset)
+{
+	char *area, *p;
+
+	area = mmap(NULL, len + 2 * page_size, PROT_NONE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (area == MAP_FAILED) {
+		tap_diag("reserving %zu bytes: %s", len, strerror(errno));
+		return NULL;
+	}
+	p = mmap(area + page_size, len, prot, flags | MAP_FIXED, fd, offset);
+	if (p == MAP_FAILED) {
+		tap_diag("mmap of %zu bytes: %s", len, strerror(errno));
+		munmap(area, len + 2 * page_size);
+		return NULL;
+	}
+	return p;
+}
+
+/* Small anonymous mapping that never gets a THP. */
+static char *map_anon(size_t pages)
+{
+	char *p = map_between_guards(pages * page_size, PROT_READ | PROT_WRITE,
+				     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p && madvise(p, pages * page_size, MADV_NOHUGEPAGE)) {
+		tap_diag("MADV_NOHUGEPAGE: %s", strerror(errno));
+		return NULL;
+	}
+	return p;
+}
+
+/*
+ * Write pages first, first + stride, ... below end.  volatile: the faults
+ * are the point, so the compiler must not drop or merge the accesses.
+ */
+static void write_pages(char *base, size_t first, size_t end, size_t stride)
+{
+	size_t i;
+
+	for (i = first; i < end; i += stride)
+		((volatile char *)base)[i * page_size] = 1;
+}
+
+static void read_pages(const char *base, size_t first, size_t end)
+{
+	size_t i;
+
+	for (i = first; i < end; i++)
+		(void)((const volatile char *)base)[i * page_size];
+}
+
+/*
+ * Fresh folios wait in per-CPU LRU batches, with PG_active set under
+ * MGLRU, until the batch is drained, so neighbouring pages could show
+ * different flags.  move_pages() with no pages still calls
+ * lru_cache_disable(), which drains every CPU's batches.
+ */
+static void drain_lru_batches(void)
+{
+	int node = 0;
+
+	if (syscall(SYS_move_pages, 0, 0UL, NULL, &node, NULL, 0))
+		tap_diag("move_pages (to drain LRU batches): %s",
+			 strerror(errno));
+}
+
+static int fill_file(int fd, size_t len)
+{
+	char *data = malloc(len);
+	size_t done = 0;
+
+	if (!data)
+		return -1;
+	memset(data, 'x', len);
+	/* write each page once: rewriting a tmpfs page marks it accessed */
+	while (done < len) {
+		ssize_t n = write(fd, data + done, len - done);
+
+		if (n <= 0) {
+			tap_diag("writing test file: %s",
+				 n ? strerror(errno) : "short write");
+			free(data);
+			return -1;
+		}
+		done += (size_t)n;
+	}
+	free(data);
+	return 0;
+}
+
+/* ---- child processes ---- */
+
+/* A forked process that sets up a mapping and then waits to be killed. */
+struct target {
+	pid_t pid;
+	int release_fd;		/* the target exits when this closes */
+	char *base;		/* what the target's setup returned */
+};
+
+typedef char *(*setup_fn)(void *arg);
+
+static void target_end(struct target *t)
+{
+	if (t->release_fd >= 0)
+		close(t->release_fd);
+	if (t->pid > 0) {
+		kill(t->pid, SIGKILL);
+		waitpid(t->pid, NULL, 0);
+	}
+	t->pid = -1;
+	t->release_fd = -1;
+}
+
+/* A target must not outlive the test even while stopped. */
+static void die_with_parent(pid_t parent)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(1);
+}
+
+static int target_start(struct target *t, setup_fn setup, void *arg)
+{
+	pid_t parent = getpid();
+	int report[2], release[2];
+	ssize_t n;
+
+	t->pid = -1;
+	t->release_fd = -1;
+	t->base = NULL;
+	if (pipe2(report, O_CLOEXEC)) {
+		tap_diag("pipe: %s", strerror(errno));
+		return -1;
+	}
+	if (pipe2(release, O_CLOEXEC)) {
+		tap_diag("pipe: %s", strerror(errno));
+		close(report[0]);
+		close(report[1]);
+		return -1;
+	}
+	fflush(stdout);
+	t->pid = fork();
+	if (t->pid == 0) {
+		char *base, byte;
+
+		close(report[0]);
+		close(release[1]);
+		die_with_parent(parent);
+		base = setup(arg);
+		/* setup may have changed credentials, which clears it */
+		die_with_parent(parent);
+		if (write(report[1], &base, sizeof(base)) != (ssize_t)sizeof(base))
+			_exit(1);
+		while (read(release[0], &byte, 1) < 0 && errno == EINTR)
+			;
+		_exit(0);
+	}
+	close(report[1]);
+	close(release[0]);
+	t->release_fd = release[1];
+	if (t->pid < 0) {
+		tap_diag("fork: %s", strerror(errno));
+		close(report[0]);
+		target_end(t);
+		return -1;
+	}
+	do
+		n = read(report[0], &t->base, sizeof(t->base));
+	while (n < 0 && errno == EINTR);
+	close(report[0]);
+	if (n != (ssize_t)sizeof(t->base) || !t->base) {
+		tap_diag("target %d failed to set up", (int)t->pid);
+		target_end(t);
+		return -1;
+	}
+	return 0;
+}
+
+/* Stop the target so it cannot change its memory while we read. */
+static int target_stop(struct target *t)
+{
+	int status;
+
+	if (kill(t->pid, SIGSTOP)) {
+		tap_diag("SIGSTOP %d: %s", (int)t->pid, strerror(errno));
+		return -1;
+	}
+	if (waitpid(t->pid, &status, WUNTRACED) != t->pid ||
+	    !WIFSTOPPED(status)) {
+		tap_diag("target %d did not stop", (int)t->pid);
+		return -1;
+	}
+	return 0;
+}
+
+/* Run check(arg) in a forked child, e.g. under other credentials. */
+static bool run_in_child(bool (*check)(void *arg), void *arg)
+{
+	pid_t parent = getpid(), pid;
+	int status;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		tap_diag("fork: %s", strerror(errno));
+		return false;
+	}
+	if (pid == 0) {
+		bool ok;
+
+		die_with_parent(parent);
+		ok = check(arg);
+		fflush(stdout);
+		_exit(ok ? 0 : 1);
+	}
+	if (waitpid(pid, &status, 0) != pid) {
+		tap_diag("waitpid: %s", strerror(errno));
+		return false;
+	}
+	if (WIFSIGNALED(status))
+		tap_diag("checker killed by signal %d", WTERMSIG(status));
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/* Become an unprivileged user; no /etc/passwd entry is needed. */
+static bool drop_to(uid_t id)
+{
+	if (setgroups(0, NULL) || setresgid(id, id, id) ||
+	    setresuid(id, id, id)) {
+		tap_diag("dropping to uid %u: %s", (unsigned int)id,
+			 strerror(errno));
+		return false;
+	}
+	/* the credential change cleared the parent-death signal */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	return true;
+}
+
+struct anon_setup {
+	size_t pages;		/* size of the mapping */
+	size_t stride;		/* write pages 0, stride, 2 * stride, ... */
+	bool drop;		/* become NOBODY first */
+	int dumpable;		/* PR_SET_DUMPABLE after dropping */
+};
+
+static char *setup_anon(void *arg)
+{
+	const struct anon_setup *s = arg;
+	char *base;
+
+	if (s->drop) {
+		if (!drop_to(NOBODY))
+			return NULL;
+		/* a uid change made us non-dumpable; say what we want */
+		if (prctl(PR_SET_DUMPABLE, s->dumpable)) {
+			tap_diag("PR_SET_DUMPABLE: %s", strerror(errno));
+			return NULL;
+		}
+	}
+	base = map_anon(s->pages);
+	if (base)
+		write_pages(base, 0, s->pages, s->stride);
+	return base;
+}
+
+/* The ranges setup_anon leaves; free the result. */
+static struct span *anon_setup_spans(const struct anon_setup *s, size_t *nr)
+{
+	struct span *spans;
+	size_t i;
+
+	if (s->stride == 1) {
+		spans = malloc(sizeof(*spans));
+		if (spans)
+			*spans = (struct span){ 0, s->pages };
+		*nr = 1;
+		return spans;
+	}
+	*nr = (s->pages + s->stride - 1) / s->stride;
+	spans = calloc(*nr, sizeof(*spans));
+	for (i = 0; spans && i < *nr; i++)
+		spans[i] = (struct span){ i * s->stride, 1 };
+	return spans;
+}
+
+static const struct rule written_rule = {
+	.set = FLAG(YOUNG) | FLAG(UPTODATE) | FLAG(PTE_DIRTY),
+	.mapcount = 1,
+};
+
+/* A child forked from a mapping it inherits and leaves alone. */
+static char *setup_inherited(void *arg)
+{
+	return arg;
+}
+
+static bool require_root(void)
+{
+	return geteuid() == 0;
+}
+
+/* ---- tests ---- */
+
+static enum outcome test_anon_written(void)
+{
+	static const struct span want[] = { { 0, 4 }, { 8, 4 } };
+	char *base = map_anon(16);
+
+	if (!base)
+		return FAIL;
+	write_pages(base, 0, 4, 1);
+	write_pages(base, 8, 12, 1);
+	drain_lru_batches();
+	return expect_ranges(getpid(), "after writing", base, 16 * page_size,
+			     want, ARRAY_SIZE(want), &written_rule) ? PASS : FAIL;
+}
+
+static enum outcome test_anon_zero_page(void)
+{
+	char *base = map_anon(16);
+
+	if (!base)
+		return FAIL;
+	read_pages(base, 0, 16);
+	return expect_ranges(getpid(), "after reading only", base,
+			     16 * page_size, NULL, 0, &any_rule) ? PASS : FAIL;
+}
+
+static enum outcome test_fork_cow_mapcount(void)
+{
+	static const struct span want[] = { { 0, 6 } };
+	const struct rule shared = { .mapcount = 2 }, alone = { .mapcount = 1 };
+	size_t len = 8 * page_size;
+	struct target child;
+	char *base = map_anon(8);
+	bool ok;
+
+	if (!base)
+		return FAIL;
+	write_pages(base, 0, 6, 1);
+	if (target_start(&child, setup_inherited, base))
+		return FAIL;
+	drain_lru_batches();
+	ok = expect_ranges(getpid(), "parent, child alive", base, len, want,
+			   ARRAY_SIZE(want), &shared);
+	ok = expect_ranges(child.pid, "child", base, len, want,
+			   ARRAY_SIZE(want), &shared) && ok;
+	target_end(&child);
+	ok = expect_ranges(getpid(), "parent, child reaped", base, len, want,
+			   ARRAY_SIZE(want), &alone) && ok;
+	return ok ? PASS : FAIL;
+}
+
+static enum outcome test_shared_file_offset(void)
+{
+	static const struct span want[] = { { 0, 8 } };
+	const struct rule rule = { .set = FLAG(UPTODATE), .mapcount = 1 };
+	const size_t file_pages = 32, offset_pages = 8, map_pages = 8;
+	size_t len = map_pages * page_size;
+	char path[] = "/tmp/pmaps_test.XXXXXX";
+	const struct pmaps_range *r;
+	struct pmaps_map map;
+	bool ok = false;
+	char *base;
+	int fd;
+
+	fd = mkstemp(path);
+	if (fd < 0) {
+		tap_diag("mkstemp: %s", strerror(errno));
+		return FAIL;
+	}
+	if (fill_file(fd, file_pages * page_size))
+		goto out;
+	base = map_between_guards(len, PROT_READ, MAP_SHARED, fd,
+				  (off_t)(offset_pages * page_size));
+	if (!base)
+		goto out;
+	madvise(base, len, MADV_NOHUGEPAGE);
+	read_pages(base, 0, map_pages);
+	drain_lru_batches();
+	if (load_pid(getpid(), &map))
+		goto out;
+	ok = check_ranges(&map, base, len, want, ARRAY_SIZE(want), &rule);
+	r = first_range_in(&map, base, len);
+	if (ok && r->index != offset_pages) {
+		tap_diag("range index %llu, expected file page %zu",
+			 r->index, offset_pages);
+		show_ranges(&map, (uintptr_t)base, (uintptr_t)base + len);
+		ok = false;
+	}
+	pmaps_map_free(&map);
+out:
+	close(fd);
+	unlink(path);
+	return ok ? PASS : FAIL;
+}
+
+static enum outcome test_madv_dontneed_hole(void)
+{
+	static const struct span want[] = { { 0, 2 }, { 4, 4 } };
+	char *base = map_anon(8);
+
+	if (!base)
+		return FAIL;
+	write_pages(base, 0, 8, 1);
+	if (madvise(base + 2 * page_size, 2 * page_size, MADV_DONTNEED)) {
+		tap_diag("MADV_DONTNEED: %s", strerror(errno));
+		return FAIL;
+	}
+	drain_lru_batches();
+	return expect_ranges(getpid(), "after MADV_DONTNEED", base,
+			     8 * page_size, want, ARRAY_SIZE(want),
+			     &written_rule) ? PASS : FAIL;
+}
+
+static int write_string(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0) {
+		tap_diag("open %s: %s", path, strerror(errno));
+		return -1;
+	}
+	n = write(fd, s, strlen(s));
+	if (n != (ssize_t)strlen(s))
+		tap_diag("write %s: %s", path, n < 0 ? strerror(errno) : "short");
+	close(fd);
+	return n == (ssize_t)strlen(s) ? 0 : -1;
+}
+
+static enum outcome test_clear_refs(void)
+{
+	static const struct span want[] = { { 0, 8 } };
+	const struct rule young = { .set = FLAG(YOUNG), .mapcount = 1 };
+	const struct rule cleared = {
+		.clear = FLAG(YOUNG) | FLAG(REFERENCED),
+		.mapcount = 1,
+	};
+	struct anon_setup setup = { .pages = 8, .stride = 1 };
+	size_t len = setup.pages * page_size;
+	char clear_refs[64];
+	struct target t;
+	bool ok;
+
+	/* a separate target, so reading the text cannot touch its pages */
+	if (target_start(&t, setup_anon, &setup))
+		return FAIL;
+	ok = !target_stop(&t);
+	drain_lru_batches();
+	ok = ok && expect_ranges(t.pid, "after writing", t.base, len, want,
+				 ARRAY_SIZE(want), &young);
+	snprintf(clear_refs, sizeof(clear_refs), "/proc/%d/clear_refs",
+		 (int)t.pid);
+	ok = ok && !write_string(clear_refs, "1");
+	ok = ok && expect_ranges(t.pid, "after clear_refs", t.base, len, want,
+				 ARRAY_SIZE(want), &cleared);
+	target_end(&t);
+	return ok ? PASS : FAIL;
+}
+
+/* AnonHugePages in kB of the /proc/self/smaps VMA holding addr, or -1. */
+static long smaps_anon_huge_kb(const void *addr)
+{
+	unsigned long long want = (uintptr_t)addr, start, end;
+	FILE *f = fopen("/proc/self/smaps", "re");
+	bool inside = false;
+	char *line = NULL;
+	size_t cap = 0;
+	long kb = -1;
+	char perms[5];
+
+	if (!f)
+		return -1;
+	while (getline(&line, &cap, f) > 0) {
+		if (sscanf(line, "%llx-%llx %4s", &start, &end, perms) == 3)
+			inside = start <= want && want < end;
+		else if (inside && sscanf(line, "AnonHugePages: %ld kB", &kb) == 1)
+			break;
+	}
+	free(line);
+	fclose(f);
+	return kb;
+}
+
+static enum outcome test_thp(void)
+{
+	const char *knob = "/sys/kernel/mm/transparent_hugepage/enabled";
+	const struct rule rule = { .set = FLAG(UPTODATE), .mapcount = 1 };
+	size_t len = 2 * HUGE_SIZE;
+	struct span want;
+	char *base, *huge;
+	long kb;
+
+	if (access(knob, F_OK))
+		return skip("%s missing", knob);
+	base = map_between_guards(len, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (!base)
+		return FAIL;
+	if (madvise(base, len, MADV_HUGEPAGE))
+		return skip("MADV_HUGEPAGE: %s", strerror(errno));
+	huge = (char *)(((uintptr_t)base + HUGE_SIZE - 1) & ~(HUGE_SIZE - 1));
+	memset(huge, 1, HUGE_SIZE);
+	kb = smaps_anon_huge_kb(huge);
+	if (kb < (long)(HUGE_SIZE >> 10))
+		return skip("kernel gave no THP (AnonHugePages %ld kB)", kb);
+	drain_lru_batches();
+	want = (struct span){ (uintptr_t)(huge - base) / page_size,
+			      HUGE_SIZE / page_size };
+	return expect_ranges(getpid(), "after writing a THP", base, len, &want,
+			     1, &rule) ? PASS : FAIL;
+}
+
+static double elapsed_ms(const struct timespec *from, const struct timespec *to)
+{
+	return (double)(to->tv_sec - from->tv_sec) * 1e3 +
+	       (double)(to->tv_nsec - from->tv_nsec) / 1e6;
+}
+
+static enum outcome test_sparse_1tib(void)
+{
+	const size_t len = 1ULL << 40, step = 64ULL << 30, nr = len / step;
+	struct timespec before, after;
+	char path[PATH_MAX];
+	struct text t = { 0 };
+	struct pmaps_map map;
+	struct span want[16];
+	bool ok = false;
+	char *base;
+	size_t i;
+	int err;
+
+	base = map_between_guards(len, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+				  -1, 0);
+	if (!base)
+		return FAIL;
+	if (madvise(base, len, MADV_NOHUGEPAGE)) {
+		tap_diag("MADV_NOHUGEPAGE: %s", strerror(errno));
+		return FAIL;
+	}
+	for (i = 0; i < nr; i++) {
+		want[i] = (struct span){ i * (step / page_size), 1 };
+		write_pages(base, want[i].first, want[i].first + 1, 1);
+	}
+	drain_lru_batches();
+	pmaps_path_pid(path, sizeof(path), getpid());
+	clock_gettime(CLOCK_MONOTONIC, &before);
+	err = read_path_text(path, READ_CHUNK, &t);
+	clock_gettime(CLOCK_MONOTONIC, &after);
+	if (err) {
+		tap_diag("reading %s: %s", path, strerror(-err));
+		goto out;
+	}
+	tap_diag("read %zu bytes with a 1 TiB mapping in %.3f ms", t.len,
+		 elapsed_ms(&before, &after));
+	if (parse_text(&t, path, &map))
+		goto out;
+	ok = check_ranges(&map, base, len, want, nr, &written_rule);
+	pmaps_map_free(&map);
+out:
+	text_free(&t);
+	return ok ? PASS : FAIL;
+}
+
+static enum outcome test_read_size_independence(void)
+{
+	static const size_t chunks[] = { 65536, 4096, 7, 1 };
+	/* 1024 one-page ranges: well over 16 KiB of text */
+	struct anon_setup setup = { .pages = 2048, .stride = 2 };
+	struct text texts[ARRAY_SIZE(chunks)] = { { 0 } };
+	char path[PATH_MAX], label[32];
+	struct span *want = NULL;
+	struct pmaps_map map;
+	bool ok = false;
+	struct target t;
+	size_t nr_want, i;
+	int err;
+
+	if (target_start(&t, setup_anon, &setup))
+		return FAIL;
+	if (target_stop(&t))
+		goto out;
+	drain_lru_batches();
+	pmaps_path_pid(path, sizeof(path), t.pid);
+	for (i = 0; i < ARRAY_SIZE(chunks); i++) {
+		err = read_path_text(path, chunks[i], &texts[i]);
+		if (err) {
+			tap_diag("reading %s %zu bytes at a time: %s", path,
+				 chunks[i], strerror(-err));
+			goto out;
+		}
+	}
+	ok = true;
+	for (i = 1; i < ARRAY_SIZE(chunks); i++) {
+		const struct text *a = &texts[0], *b = &texts[i];
+		size_t off = 0;
+
+		while (off < a->len && off < b->len &&
+		       a->data[off] == b->data[off])
+			off++;
+		if (off == a->len && off == b->len)
+			continue;
+		tap_diag("%zu-byte reads: %zu bytes, %zu-byte reads: %zu; first differ at %zu",
+			 chunks[0], a->len, chunks[i], b->len, off);
+		snprintf(label, sizeof(label), "%zu-byte reads", chunks[0]);
+		show_line_at(label, a, off);
+		snprintf(label, sizeof(label), "%zu-byte reads", chunks[i]);
+		show_line_at(label, b, off);
+		ok = false;
+	}
+	if (texts[0].len <= 16384) {
+		tap_diag("text is only %zu bytes; the test needs > 16 KiB",
+			 texts[0].len);
+		ok = false;
+	}
+	want = anon_setup_spans(&setup, &nr_want);
+	if (!want || parse_text(&texts[0], path, &map)) {
+		ok = false;
+		goto out;
+	}
+	ok = check_ranges(&map, t.base, setup.pages * page_size, want, nr_want,
+			  &written_rule) && ok;
+	pmaps_map_free(&map);
+out:
+	free(want);
+	for (i = 0; i < ARRAY_SIZE(chunks); i++)
+		text_free(&texts[i]);
+	target_end(&t);
+	return ok ? PASS : FAIL;
+}
+
+static enum outcome test_bad_names(void)
+{
+	static const char * const names[] = {
+		"abc", "-1", "0", "01", "99999999", "4294967296",
+	};
+	char path[PATH_MAX];
+	bool ok = true;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		int fd;
+
+		pmaps_path(path, sizeof(path), names[i]);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			tap_diag("open %s succeeded; expected ENOENT", path);
+			close(fd);
+			ok = false;
+		} else if (errno != ENOENT) {
+			tap_diag("open %s: %s; expected ENOENT", path,
+				 strerror(errno));
+			ok = false;
+		}
+	}
+	return ok ? PASS : FAIL;
+}
+
+static enum outcome test_exited_target(void)
+{
+	struct anon_setup setup = { .pages = 4, .stride = 1 };
+	char path[PATH_MAX], buf[4096];
+	struct target t;
+	ssize_t n;
+	int fd;
+
+	if (target_start(&t, setup_anon, &setup))
+		return FAIL;
+	pmaps_path_pid(path, sizeof(path), t.pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		tap_diag("open %s: %s", path, strerror(errno));
+		target_end(&t);
+		return FAIL;
+	}
+	target_end(&t);
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	if (n == 0 || (n < 0 && errno == ESRCH))
+		return PASS;
+	if (n < 0)
+		tap_diag("read after the target exited: %s; expected ESRCH or EOF",
+			 strerror(errno));
+	else
+		tap_diag("read after the target exited gave %zd bytes, starting: %.*s",
+			 n, (int)(n < 80 ? n : 80), buf);
+	return FAIL;
+}
+
+static enum outcome test_kernel_thread(void)
+{
+	char path[PATH_MAX], comm[32] = "";
+	struct text t = { 0 };
+	FILE *f;
+	int err;
+
+	f = fopen("/proc/2/comm", "re");
+	if (f) {
+		if (!fgets(comm, sizeof(comm), f))
+			comm[0] = '\0';
+		fclose(f);
+	}
+	if (strcmp(comm, "kthreadd\n"))
+		return skip("pid 2 is not kthreadd");
+	pmaps_path(path, sizeof(path), "2");
+	err = read_path_text(path, READ_CHUNK, &t);
+	if (err) {
+		tap_diag("reading %s: %s", path, strerror(-err));
+		return FAIL;
+	}
+	if (t.len) {
+		tap_diag("%s has %zu bytes; expected none", path, t.len);
+		show_text_line(&t, 1);
+	}
+	err = t.len ? -1 : 0;
+	text_free(&t);
+	return err ? FAIL : PASS;
+}
+
+static enum outcome test_write_rejected(void)
+{
+	static const int modes[] = { O_WRONLY, O_RDWR };
+	char path[PATH_MAX];
+	bool ok = true;
+	size_t i;
+
+	if (!require_root())
+		return skip("needs root");
+	pmaps_path(path, sizeof(path), "self");
+	for (i = 0; i < ARRAY_SIZE(modes); i++) {
+		const char *mode = modes[i] == O_WRONLY ? "O_WRONLY" : "O_RDWR";
+		int fd = open(path, modes[i] | O_CLOEXEC);
+		ssize_t n;
+
+		if (fd < 0) {
+			if (errno != EACCES) {
+				tap_diag("open %s %s: %s; expected EACCES or success",
+					 path, mode, strerror(errno));
+				ok = false;
+			}
+			continue;
+		}
+		n = write(fd, "1\n", 2);
+		if (n >= 0) {
+			tap_diag("write to %s (%s) returned %zd; expected EINVAL or EACCES",
+				 path, mode, n);
+			ok = false;
+		} else if (errno != EINVAL && errno != EACCES) {
+			tap_diag("write to %s (%s): %s; expected EINVAL or EACCES",
+				 path, mode, strerror(errno));
+			ok = false;
+		}
+		close(fd);
+	}
+	return ok ? PASS : FAIL;
+}
+
+/* Static so reading both files allocates nothing that could add a VMA. */
+static char self_pmaps_buf[1 << 20], self_maps_buf[1 << 20];
+
+static enum outcome test_self(void)
+{
+	struct text pmaps = {
+		.data = self_pmaps_buf, .cap = sizeof(self_pmaps_buf), .fixed = true,
+	};
+	struct text maps = {
+		.data = self_maps_buf, .cap = sizeof(self_maps_buf), .fixed = true,
+	};
+	const int attempts = 5;
+	char path[PATH_MAX];
+	int i;
+
+	pmaps_path(path, sizeof(path), "self");
+	for (i = 1; i <= attempts; i++) {
+		struct pmaps_map map;
+		int err = read_path_text(path, READ_CHUNK, &pmaps);
+		int maps_err = read_path_text("/proc/self/maps", READ_CHUNK,
+					      &maps);
+		bool same;
+
+		if (err) {
+			tap_diag("reading %s: %s", path, strerror(-err));
+			return FAIL;
+		}
+		if (maps_err) {
+			tap_diag("reading /proc/self/maps: %s",
+				 strerror(-maps_err));
+			return FAIL;
+		}
+		if (parse_text(&pmaps, path, &map))
+			return FAIL;
+		same = headers_match(&map, &maps, i == attempts);
+		pmaps_map_free(&map);
+		if (same)
+			return PASS;
+	}
+	tap_diag("headers of %s never matched /proc/self/maps in %d tries",
+		 path, attempts);
+	return FAIL;
+}
+
+static enum outcome test_listing(void)
+{
+	struct anon_setup setup = { .pages = 1, .stride = 1 };
+	bool saw_self = false, saw_init = false, saw_live = false;
+	bool saw_reaped = false;
+	char live[24], reaped[24];
+	struct dirent *d;
+	struct target t;
+	pid_t gone;
+	DIR *dir;
+
+	if (!pid_dir[0])
+		return skip("PMAPS_FILE_FMT is not of the form DIR/%%s");
+	fflush(stdout);
+	gone = fork();
+	if (gone < 0) {
+		tap_diag("fork: %s", strerror(errno));
+		return FAIL;
+	}
+	if (gone == 0)
+		_exit(0);
+	waitpid(gone, NULL, 0);
+	if (target_start(&t, setup_anon, &setup))
+		return FAIL;
+	snprintf(live, sizeof(live), "%d", (int)t.pid);
+	snprintf(reaped, sizeof(reaped), "%d", (int)gone);
+	dir = opendir(pid_dir);
+	if (!dir) {
+		tap_diag("opendir %s: %s", pid_dir, strerror(errno));
+		target_end(&t);
+		return FAIL;
+	}
+	while ((d = readdir(dir))) {
+		saw_self |= !strcmp(d->d_name, "self");
+		saw_init |= !strcmp(d->d_name, "1");
+		saw_live |= !strcmp(d->d_name, live);
+		saw_reaped |= !strcmp(d->d_name, reaped);
+	}
+	closedir(dir);
+	target_end(&t);
+	if (!saw_self)
+		tap_diag("%s lacks \"self\"", pid_dir);
+	if (!saw_init)
+		tap_diag("%s lacks \"1\"", pid_dir);
+	if (!saw_live)
+		tap_diag("%s lacks live child %s", pid_dir, live);
+	if (saw_reaped)
+		tap_diag("%s lists reaped child %s", pid_dir, reaped);
+	return saw_self && saw_init && saw_live && !saw_reaped ? PASS : FAIL;
+}
+
+static enum outcome test_new_process_after_load(void)
+{
+	static const struct span want[] = { { 0, 4 } };
+	struct anon_setup setup = { .pages = 4, .stride = 1 };
+	struct target t;
+	bool ok;
+
+	if (target_start(&t, setup_anon, &setup))
+		return FAIL;
+	drain_lru_batches();
+	ok = headers_match_pid(t.pid);
+	ok = expect_ranges(t.pid, "new child", t.base, 4 * page_size, want,
+			   ARRAY_SIZE(want), &written_rule) && ok;
+	target_end(&t);
+	return ok ? PASS : FAIL;
+}
+
+/* Open who's file as NOBODY: must fail with EACCES. */
+static bool open_denied_as_nobody(void *arg)
+{
+	const char *who = arg;
+	char path[PATH_MAX];
+	int fd;
+
+	if (!drop_to(NOBODY))
+		return false;
+	pmaps_path(path, sizeof(path), who);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		tap_diag("uid %d opened %s; expected EACCES", NOBODY, path);
+		close(fd);
+		return false;
+	}
+	if (errno != EACCES) {
+		tap_diag("uid %d opening %s: %s; expected EACCES", NOBODY, path,
+			 strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+static enum outcome test_perm_other_uid(void)
+{
+	char init[] = "1";
+	struct stat st;
+
+	if (!require_root())
+		return skip("needs root");
+	if (stat("/proc/1", &st) || st.st_uid != 0)
+		return skip("pid 1 is not a root process");
+	return run_in_child(open_denied_as_nobody, init) ? PASS : FAIL;
+}
+
+struct written_target {
+	const struct target *target;
+	const struct anon_setup *setup;
+};
+
+static bool target_ranges_ok(const struct written_target *wt, const char *when)
+{
+	struct span *want;
+	size_t nr;
+	bool ok;
+
+	want = anon_setup_spans(wt->setup, &nr);
+	if (!want)
+		return false;
+	ok = expect_ranges(wt->target->pid, when, wt->target->base,
+			   wt->setup->pages * page_size, want, nr,
+			   &written_rule);
+	free(want);
+	return ok;
+}
+
+static bool read_as_nobody(void *arg)
+{
+	return drop_to(NOBODY) && target_ranges_ok(arg, "read by uid 65534");
+}
+
+static enum outcome test_perm_same_uid(void)
+{
+	struct anon_setup setup = {
+		.pages = 4, .stride = 1, .drop = true, .dumpable = 1,
+	};
+	struct written_target wt = { .setup = &setup };
+	struct target t;
+	bool ok;
+
+	if (!require_root())
+		return skip("needs root");
+	if (target_start(&t, setup_anon, &setup))
+		return FAIL;
+	wt.target = &t;
+	drain_lru_batches();
+	ok = run_in_child(read_as_nobody, &wt);
+	target_end(&t);
+	return ok ? PASS : FAIL;
+}
+
+static enum outcome test_perm_nondumpable(void)
+{
+	struct anon_setup setup = {
+		.pages = 4, .stride = 1, .drop = true, .dumpable = 0,
+	};
+	struct written_target wt = { .setup = &setup };
+	struct target t;
+	char who[24];
+	bool ok;
+
+	if (!require_root())
+		return skip("needs root");
+	if (target_start(&t, setup_anon, &setup))
+		return FAIL;
+	wt.target = &t;
+	snprintf(who, sizeof(who), "%d", (int)t.pid);
+	drain_lru_batches();
+	ok = run_in_child(open_denied_as_nobody, who);
+	ok = target_ranges_ok(&wt, "read by root") && ok;
+	target_end(&t);
+	return ok ? PASS : FAIL;
+}
+
+static bool read_self_as_nobody(void *arg)
+{
+	static const struct span want[] = { { 0, 4 } };
+	struct pmaps_map map;
+	char *base;
+	bool ok;
+
+	(void)arg;
+	if (!drop_to(NOBODY))
+		return false;
+	if (prctl(PR_SET_DUMPABLE, 0)) {
+		tap_diag("PR_SET_DUMPABLE: %s", strerror(errno));
+		return false;
+	}
+	base = map_anon(4);
+	if (!base)
+		return false;
+	write_pages(base, 0, 4, 1);
+	drain_lru_batches();
+	if (load_who("self", &map))
+		return false;
+	ok = check_ranges(&map, base, 4 * page_size, want, ARRAY_SIZE(want),
+			  &written_rule);
+	pmaps_map_free(&map);
+	return ok;
+}
+
+static enum outcome test_perm_self(void)
+{
+	if (!require_root())
+		return skip("needs root");
+	return run_in_child(read_self_as_nobody, NULL) ? PASS : FAIL;
+}
+
+/* Open as root, read as NOBODY: access is decided at open. */
+static bool read_after_drop(void *arg)
+{
+	const struct written_target *wt = arg;
+	struct text text = { 0 };
+	char path[PATH_MAX];
+	struct span *want;
+	struct pmaps_map map;
+	size_t nr;
+	bool ok;
+	int fd, err;
+
+	pmaps_path_pid(path, sizeof(path), wt->target->pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		tap_diag("open %s as root: %s", path, strerror(errno));
+		return false;
+	}
+	if (!drop_to(NOBODY))
+		return false;
+	err = read_fd_text(fd, READ_CHUNK, &text);
+	close(fd);
+	if (err) {
+		tap_diag("reading %s after dropping to uid %d: %s", path,
+			 NOBODY, strerror(-err));
+		return false;
+	}
+	ok = !parse_text(&text, path, &map);
+	text_free(&text);
+	if (!ok)
+		return false;
+	want = anon_setup_spans(wt->setup, &nr);
+	ok = want && check_ranges(&map, wt->target->base,
+				  wt->setup->pages * page_size, want, nr,
+				  &written_rule);
+	free(want);
+	pmaps_map_free(&map);
+	return ok;
+}
+
+static enum outcome test_perm_open_then_drop(void)
+{
+	struct anon_setup setup = { .pages = 4, .stride = 1 };
+	struct written_target wt = { .setup = &setup };
+	struct target t;
+	bool ok;
+
+	if (!require_root())
+		return skip("needs root");
+	if (target_start(&t, setup_anon, &setup))
+		return FAIL;
+	wt.target = &t;
+	drain_lru_batches();
+	ok = run_in_child(read_after_drop, &wt);
+	target_end(&t);
+	return ok ? PASS : FAIL;
+}
+
+/* Mappings whose maps lines are awkward to reproduce. */
+static char *setup_varied_vmas(void *arg)
+{
+	char path[64];
+	char *anon, *file;
+	int fd;
+
+	(void)arg;
+	anon = map_anon(6);
+	if (!anon)
+		return NULL;
+	write_pages(anon, 0, 6, 1);
+	/* a PROT_NONE hole splits the mapping into three VMAs */
+	if (mprotect(anon + 2 * page_size, 2 * page_size, PROT_NONE))
+		return NULL;
+	/* maps escapes the newline; the name also ends in " (deleted)" */
+	snprintf(path, sizeof(path), "/tmp/pmaps test\nname %d", (int)getpid());
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return NULL;
+	if (fill_file(fd, 4 * page_size)) {
+		close(fd);
+		unlink(path);
+		return NULL;
+	}
+	file = mmap(NULL, 2 * page_size, PROT_READ, MAP_PRIVATE, fd,
+		    (off_t)page_size);
+	close(fd);
+	unlink(path);
+	if (file == MAP_FAILED)
+		return NULL;
+	read_pages(file, 0, 2);
+	return anon;
+}
+
+static enum outcome test_header_matches_maps(void)
+{
+	struct target t;
+	bool ok;
+
+	if (target_start(&t, setup_varied_vmas, NULL))
+		return FAIL;
+	ok = !target_stop(&t) && headers_match_pid(t.pid);
+	target_end(&t);
+	return ok ? PASS : FAIL;
+}
+
+/* ---- runner ---- */
+
+struct test_case {
+	const char *name;
+	enum outcome (*run)(void);
+};
+
+#define TEST(fn) { #fn, fn }
+
+static const struct test_case tests[] = {
+	TEST(test_anon_written),
+	TEST(test_anon_zero_page),
+	TEST(test_fork_cow_mapcount),
+	TEST(test_shared_file_offset),
+	TEST(test_madv_dontneed_hole),
+	TEST(test_clear_refs),
+	TEST(test_thp),
+	TEST(test_sparse_1tib),
+	TEST(test_read_size_independence),
+	TEST(test_bad_names),
+	TEST(test_exited_target),
+	TEST(test_kernel_thread),
+	TEST(test_write_rejected),
+	TEST(test_self),
+	TEST(test_listing),
+	TEST(test_new_process_after_load),
+	TEST(test_perm_other_uid),
+	TEST(test_perm_same_uid),
+	TEST(test_perm_nondumpable),
+	TEST(test_perm_self),
+	TEST(test_perm_open_then_drop),
+	TEST(test_header_matches_maps),
+};
+
+/* Each test runs in its own process: a crash or hang fails only that test. */
+static enum outcome run_isolated(const struct test_case *tc)
+{
+	pid_t pid;
+	int status;
+
+	skip_reason[0] = '\0';
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		tap_diag("fork: %s", strerror(errno));
+		return FAIL;
+	}
+	if (pid == 0) {
+		enum outcome result;
+
+		alarm(TEST_TIMEOUT_SEC);
+		result = tc->run();
+		fflush(stdout);
+		_exit(result);
+	}
+	if (waitpid(pid, &status, 0) != pid) {
+		tap_diag("waitpid: %s", strerror(errno));
+		return FAIL;
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) <= SKIP)
+		return (enum outcome)WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		tap_diag("%s killed by signal %d (%s)%s", tc->name,
+			 WTERMSIG(status), strsignal(WTERMSIG(status)),
+			 WTERMSIG(status) == SIGALRM ? ": timed out" : "");
+	else
+		tap_diag("%s exited with status %d", tc->name,
+			 WEXITSTATUS(status));
+	return FAIL;
+}
+
+/* Exactly one "%s" and no other conversion. */
+static bool file_fmt_valid(const char *fmt)
+{
+	const char *hole = strstr(fmt, "%s");
+
+	return hole && !strchr(hole + 2, '%') &&
+	       strchr(fmt, '%') == hole;
+}
+
+static const struct test_case *find_test(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(tests); i++)
+		if (!strcmp(tests[i].name, name))
+			return &tests[i];
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	const struct test_case **chosen;
+	size_t nr_chosen = 0, fmt_len, i;
+	int failed = 0, passed = 0, skipped = 0;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	file_fmt = getenv("PMAPS_FILE_FMT");
+	if (!file_fmt || !*file_fmt)
+		file_fmt = DEFAULT_FILE_FMT;
+	if (!file_fmt_valid(file_fmt)) {
+		printf("Bail out! PMAPS_FILE_FMT needs exactly one %%s: %s\n",
+		       file_fmt);
+		return 1;
+	}
+	fmt_len = strlen(file_fmt);
+	if (fmt_len > 3 && !strcmp(file_fmt + fmt_len - 3, "/%s") &&
+	    fmt_len - 3 < sizeof(pid_dir))
+		memcpy(pid_dir, file_fmt, fmt_len - 3);
+
+	page_size = (size_t)sysconf(_SC_PAGESIZE);
+	skip_reason = mmap(NULL, SKIP_REASON_SIZE, PROT_READ | PROT_WRITE,
+			   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	chosen = calloc(ARRAY_SIZE(tests) + (size_t)argc, sizeof(*chosen));
+	if (skip_reason == MAP_FAILED || !chosen) {
+		printf("Bail out! out of memory\n");
+		return 1;
+	}
+	if (argc > 1) {
+		for (i = 1; i < (size_t)argc; i++) {
+			chosen[nr_chosen] = find_test(argv[i]);
+			if (!chosen[nr_chosen]) {
+				printf("Bail out! no test named %s\n", argv[i]);
+				return 1;
+			}
+			nr_chosen++;
+		}
+	} else {
+		for (i = 0; i < ARRAY_SIZE(tests); i++)
+			chosen[nr_chosen++] = &tests[i];
+	}
+
+	tap_plan((int)nr_chosen);
+	tap_diag("pmaps file: %s", file_fmt);
+	for (i = 0; i < nr_chosen; i++) {
+		switch (run_isolated(chosen[i])) {
+		case PASS:
+			tap_result(1, chosen[i]->name);
+			passed++;
+			break;
+		case SKIP:
+			tap_skip(chosen[i]->name, skip_reason);
+			skipped++;
+			break;
+		case FAIL:
+			tap_result(0, chosen[i]->name);
+			failed++;
+			break;
+		}
+	}
+	tap_diag("%d passed, %d skipped, %d failed", passed, skipped, failed);
+	free(chosen);
+	return failed ? 1 : 0;
+}
