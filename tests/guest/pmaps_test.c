@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <sched.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -1619,6 +1620,266 @@ static char *setup_varied_vmas(void *arg)
 	return anon;
 }
 
+/* The first line of t, without its '\n'. */
+static size_t first_line_len(const struct text *t)
+{
+	const char *nl = memchr(t->data, '\n', t->len);
+
+	return nl ? (size_t)(nl - t->data) : t->len;
+}
+
+/*
+ * Runs as PID 1 of a new pid namespace: the directory must list "self" and
+ * "1" only, "self" must lead to "1", "1" must be this process (not the
+ * outer init, whose "1" dentry the parent holds open), and the parent's
+ * PID must not resolve.
+ */
+static bool pidns_reader(pid_t outer_parent)
+{
+	struct text mine = { 0 }, maps = { 0 };
+	char path[PATH_MAX], link[32], outer[24];
+	bool ok = true, saw_self = false, saw_one = false;
+	struct dirent *d;
+	ssize_t n;
+	DIR *dir;
+
+	dir = opendir(pid_dir);
+	if (!dir) {
+		tap_diag("opendir %s: %s", pid_dir, strerror(errno));
+		return false;
+	}
+	while ((d = readdir(dir))) {
+		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
+			continue;
+		if (!strcmp(d->d_name, "self")) {
+			saw_self = true;
+		} else if (!strcmp(d->d_name, "1")) {
+			saw_one = true;
+		} else {
+			tap_diag("the new namespace sees %s/%s", pid_dir,
+				 d->d_name);
+			ok = false;
+		}
+	}
+	closedir(dir);
+	if (!saw_self || !saw_one) {
+		tap_diag("the new namespace lacks self or 1 in %s", pid_dir);
+		ok = false;
+	}
+
+	pmaps_path(path, sizeof(path), "self");
+	n = readlink(path, link, sizeof(link) - 1);
+	link[n > 0 ? n : 0] = '\0';
+	if (strcmp(link, "1")) {
+		tap_diag("%s links to \"%s\", expected \"1\"", path, link);
+		ok = false;
+	}
+
+	pmaps_path(path, sizeof(path), "1");
+	if (read_path_text(path, READ_CHUNK, &mine) ||
+	    read_path_text("/proc/self/maps", READ_CHUNK, &maps) ||
+	    !mine.len || first_line_len(&mine) != first_line_len(&maps) ||
+	    memcmp(mine.data, maps.data, first_line_len(&maps))) {
+		tap_diag("%s is not this process's map", path);
+		ok = false;
+	}
+	text_free(&mine);
+	text_free(&maps);
+
+	snprintf(outer, sizeof(outer), "%d", (int)outer_parent);
+	pmaps_path(path, sizeof(path), outer);
+	if (outer_parent != 1 && (open(path, O_RDONLY) >= 0 || errno != ENOENT)) {
+		tap_diag("outer PID %s resolves in the new namespace", outer);
+		ok = false;
+	}
+	return ok;
+}
+
+static bool read_in_new_pidns(void *arg)
+{
+	pid_t outer_parent = *(pid_t *)arg, pid;
+	int status;
+
+	if (unshare(CLONE_NEWPID)) {
+		tap_diag("unshare(CLONE_NEWPID): %s", strerror(errno));
+		return false;
+	}
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		tap_diag("fork: %s", strerror(errno));
+		return false;
+	}
+	if (pid == 0)
+		_exit(pidns_reader(outer_parent) ? 0 : 1);
+	return waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	       WEXITSTATUS(status) == 0;
+}
+
+static enum outcome test_pid_namespace(void)
+{
+	char init_path[PATH_MAX];
+	pid_t me = getpid();
+	bool ok;
+	int fd;
+
+	if (!pid_dir[0])
+		return skip("PMAPS_FILE_FMT is not of the form DIR/%%s");
+	if (access("/proc/self/ns/pid", F_OK))
+		return skip("the kernel has no pid namespaces");
+	/* Keep the outer "1" dentry cached: the inner reader must not get it. */
+	pmaps_path(init_path, sizeof(init_path), "1");
+	fd = open(init_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		tap_diag("open %s: %s", init_path, strerror(errno));
+		return FAIL;
+	}
+	ok = run_in_child(read_in_new_pidns, &me);
+	close(fd);
+	return ok ? PASS : FAIL;
+}
+
+/* hugetlb VMAs are listed with their header and no ranges. */
+static enum outcome test_hugetlb_skipped(void)
+{
+	static const char nr_path[] = "/proc/sys/vm/nr_hugepages";
+	char old[32] = "0", now[32] = "";
+	const struct pmaps_vma *vma = NULL;
+	struct text saved = { 0 };
+	struct pmaps_map map;
+	enum outcome result = FAIL;
+	uint64_t entry = 0;
+	char *area;
+	size_t i;
+	int fd;
+
+	if (read_path_text(nr_path, READ_CHUNK, &saved))
+		return skip("no %s: the kernel has no hugetlb", nr_path);
+	snprintf(old, sizeof(old), "%.*s", (int)first_line_len(&saved),
+		 saved.data);
+	text_free(&saved);
+	if (write_string(nr_path, "1"))
+		return FAIL;
+	read_path_text(nr_path, READ_CHUNK, &saved);
+	snprintf(now, sizeof(now), "%.*s", (int)first_line_len(&saved),
+		 saved.data ? saved.data : "");
+	text_free(&saved);
+	if (strtol(now, NULL, 10) < 1) {
+		write_string(nr_path, old);
+		return skip("no huge page could be reserved");
+	}
+
+	area = mmap(NULL, HUGE_SIZE, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+	if (area == MAP_FAILED) {
+		tap_diag("mmap MAP_HUGETLB: %s", strerror(errno));
+		goto restore;
+	}
+	area[0] = 1;
+	/* It must really be present, or an empty listing proves nothing. */
+	fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || pread(fd, &entry, sizeof(entry),
+			    (off_t)((uintptr_t)area / page_size * 8)) !=
+		      (ssize_t)sizeof(entry) || !(entry >> 63)) {
+		tap_diag("the huge page is not present in pagemap");
+		goto unmap;
+	}
+	if (load_who("self", &map))
+		goto unmap;
+	for (i = 0; i < map.nr_vmas; i++)
+		if (map.vmas[i].start == (uintptr_t)area)
+			vma = &map.vmas[i];
+	if (!vma)
+		tap_diag("no header for the hugetlb VMA at %p", (void *)area);
+	else if (vma->nr_ranges)
+		show_ranges(&map, (uintptr_t)area, (uintptr_t)area + HUGE_SIZE);
+	else
+		result = PASS;
+	pmaps_map_free(&map);
+unmap:
+	if (fd >= 0)
+		close(fd);
+	munmap(area, HUGE_SIZE);
+restore:
+	write_string(nr_path, old);
+	return result;
+}
+
+/*
+ * The file pins the mm it checked at open: once the target execs, the
+ * old mm has no users and the open file reads as empty, never the new
+ * program, while a fresh open shows the new program.
+ */
+static enum outcome test_exec_after_open(void)
+{
+	static const char sleeper[] = "/bin/sleep";
+	struct text old = { 0 }, fresh = { 0 };
+	int go[2], exec_done[2], fd, err;
+	char path[PATH_MAX], byte;
+	enum outcome result = FAIL;
+	pid_t pid;
+
+	if (access(sleeper, X_OK))
+		return skip("no %s to exec", sleeper);
+	if (pipe2(go, O_CLOEXEC) || pipe2(exec_done, O_CLOEXEC)) {
+		tap_diag("pipe: %s", strerror(errno));
+		return FAIL;
+	}
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		tap_diag("fork: %s", strerror(errno));
+		close(go[0]);
+		close(go[1]);
+		close(exec_done[0]);
+		close(exec_done[1]);
+		return FAIL;
+	}
+	if (pid == 0) {
+		close(go[1]);
+		close(exec_done[0]);
+		die_with_parent(getppid());
+		if (read(go[0], &byte, 1) != 1)
+			_exit(1);
+		execl(sleeper, "sleep", "60", (char *)NULL);
+		_exit(1);
+	}
+	close(go[0]);
+	close(exec_done[1]);
+	pmaps_path_pid(path, sizeof(path), pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		tap_diag("open %s: %s", path, strerror(errno));
+		goto out;
+	}
+	/* The CLOEXEC pipe closes when exec succeeds. */
+	if (write(go[1], "g", 1) != 1 || read(exec_done[0], &byte, 1) != 0) {
+		tap_diag("the child did not exec %s", sleeper);
+		goto out;
+	}
+	err = read_fd_text(fd, READ_CHUNK, &old);
+	if (err || old.len) {
+		tap_diag("the file opened before exec read %zu bytes (%s); expected 0",
+			 old.len, err ? strerror(-err) : "no error");
+		goto out;
+	}
+	if (read_path_text(path, READ_CHUNK, &fresh) || !fresh.len) {
+		tap_diag("a fresh open of %s read nothing", path);
+		goto out;
+	}
+	result = PASS;
+out:
+	if (fd >= 0)
+		close(fd);
+	close(go[1]);
+	close(exec_done[0]);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	text_free(&old);
+	text_free(&fresh);
+	return result;
+}
+
 static enum outcome test_header_matches_maps(void)
 {
 	struct target t;
@@ -1663,6 +1924,9 @@ static const struct test_case tests[] = {
 	TEST(test_perm_self),
 	TEST(test_perm_open_then_drop),
 	TEST(test_header_matches_maps),
+	TEST(test_pid_namespace),
+	TEST(test_hugetlb_skipped),
+	TEST(test_exec_after_open),
 };
 
 /* Each test runs in its own process: a crash or hang fails only that test. */
