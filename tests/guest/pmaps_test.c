@@ -1450,24 +1450,35 @@ static bool read_as_nobody(void *arg)
 	return drop_to(NOBODY) && target_ranges_ok(arg, "read by uid 65534");
 }
 
-static enum outcome test_perm_same_uid(void)
+/*
+ * Start a target written as setup says, then run reader(&target) in a
+ * child, which may change its credentials.
+ */
+static enum outcome read_target_in_child(struct anon_setup *setup,
+					 bool (*reader)(void *arg))
 {
-	struct anon_setup setup = {
-		.pages = 4, .stride = 1, .drop = true, .dumpable = 1,
-	};
-	struct written_target wt = { .setup = &setup };
+	struct written_target wt = { .setup = setup };
 	struct target t;
 	bool ok;
 
 	if (!require_root())
 		return skip("needs root");
-	if (target_start(&t, setup_anon, &setup))
+	if (target_start(&t, setup_anon, setup))
 		return FAIL;
 	wt.target = &t;
 	drain_lru_batches();
-	ok = run_in_child(read_as_nobody, &wt);
+	ok = run_in_child(reader, &wt);
 	target_end(&t);
 	return ok ? PASS : FAIL;
+}
+
+static enum outcome test_perm_same_uid(void)
+{
+	struct anon_setup setup = {
+		.pages = 4, .stride = 1, .drop = true, .dumpable = 1,
+	};
+
+	return read_target_in_child(&setup, read_as_nobody);
 }
 
 static enum outcome test_perm_nondumpable(void)
@@ -1570,19 +1581,8 @@ static bool read_after_drop(void *arg)
 static enum outcome test_perm_open_then_drop(void)
 {
 	struct anon_setup setup = { .pages = 4, .stride = 1 };
-	struct written_target wt = { .setup = &setup };
-	struct target t;
-	bool ok;
 
-	if (!require_root())
-		return skip("needs root");
-	if (target_start(&t, setup_anon, &setup))
-		return FAIL;
-	wt.target = &t;
-	drain_lru_batches();
-	ok = run_in_child(read_after_drop, &wt);
-	target_end(&t);
-	return ok ? PASS : FAIL;
+	return read_target_in_child(&setup, read_after_drop);
 }
 
 /* Mappings whose maps lines are awkward to reproduce. */
