@@ -71,7 +71,8 @@ struct smaps_scan {
 	char *hdr;			/* header lines, '\n' terminated */
 	size_t hdr_len, hdr_cap;
 	unsigned char *skip;		/* per VMA: list no pages */
-	size_t nr, cap;
+	unsigned long long *swap_kb;	/* per VMA: smaps Swap */
+	size_t nr, cap, swap_cap;
 	int dropped;			/* current entry is [vsyscall] */
 };
 
@@ -211,8 +212,11 @@ static int smaps_line(struct smaps_scan *s, const char *line, size_t len)
 			return 0;
 		if (grow((void **)&s->hdr, &s->hdr_cap, s->hdr_len + len + 1,
 			 1) ||
-		    grow((void **)&s->skip, &s->cap, s->nr + 1, 1))
+		    grow((void **)&s->skip, &s->cap, s->nr + 1, 1) ||
+		    grow((void **)&s->swap_kb, &s->swap_cap, s->nr + 1,
+			 sizeof(*s->swap_kb)))
 			return -1;
+		s->swap_kb[s->nr] = 0;
 		memcpy(s->hdr + s->hdr_len, line, len);
 		s->hdr_len += len;
 		s->hdr[s->hdr_len++] = '\n';
@@ -230,6 +234,14 @@ static int smaps_line(struct smaps_scan *s, const char *line, size_t len)
 		if (i < len && line[i] == '0' && (i + 1 == len ||
 						  line[i + 1] == ' '))
 			s->skip[s->nr - 1] = 1;
+	} else if (has_prefix(line, len, "Swap:")) {
+		size_t i = 5;
+
+		while (i < len && line[i] == ' ')
+			i++;
+		for (; i < len && line[i] >= '0' && line[i] <= '9'; i++)
+			s->swap_kb[s->nr - 1] = s->swap_kb[s->nr - 1] * 10 +
+						(unsigned long long)(line[i] - '0');
 	} else if (has_prefix(line, len, "VmFlags:")) {
 		if (special_vmflags(line + 8, len - 8))
 			s->skip[s->nr - 1] = 1;
@@ -548,6 +560,8 @@ int pmaps_from_pagemap(int pid, struct pmaps_map *out, char *err,
 	}
 	for (i = 0; i < out->nr_vmas; i++) {
 		out->vmas[i].line = 0;
+		out->vmas[i].swapped = (long long)(s.swap_kb[i] * 1024 /
+						   c.psize);
 		if (!s.skip[i] && vma_pages(&c, &out->vmas[i]))
 			goto out;
 	}
@@ -568,6 +582,7 @@ out:
 	free(c.kpc);
 	free(s.hdr);
 	free(s.skip);
+	free(s.swap_kb);
 	if (c.pm_fd >= 0)
 		close(c.pm_fd);
 	if (c.kpf_fd >= 0)
@@ -575,4 +590,99 @@ out:
 	if (c.kpc_fd >= 0)
 		close(c.kpc_fd);
 	return ret;
+}
+
+int pmaps_pagemap_open(struct pmaps_pagemap *pm, int pid, char *err,
+		       size_t errlen)
+{
+	struct pm_ctx c = { .pid = pid, .err = err, .errlen = errlen };
+	char path[64];
+
+	pm->pid = pid;
+	pm->kpf_fd = -1;
+	pm->kpc_fd = -1;
+	snprintf(path, sizeof(path), "/proc/%d/pagemap", pid);
+	if (open_ro(&c, path, &pm->pm_fd))
+		return -1;
+	/* root only; the caller shows pages without them */
+	pm->kpf_fd = open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);
+	pm->kpc_fd = open("/proc/kpagecount", O_RDONLY | O_CLOEXEC);
+	return 0;
+}
+
+void pmaps_pagemap_close(struct pmaps_pagemap *pm)
+{
+	if (pm->pm_fd >= 0)
+		close(pm->pm_fd);
+	if (pm->kpf_fd >= 0)
+		close(pm->kpf_fd);
+	if (pm->kpc_fd >= 0)
+		close(pm->kpc_fd);
+	pm->pm_fd = -1;
+	pm->kpf_fd = -1;
+	pm->kpc_fd = -1;
+}
+
+int pmaps_pagemap_read(const struct pmaps_pagemap *pm,
+		       unsigned long long addr, uint64_t *ent, size_t n,
+		       char *err, size_t errlen)
+{
+	struct pm_ctx c = { .pid = pm->pid, .err = err, .errlen = errlen };
+	unsigned long long vpn = addr / pmaps_page_size();
+	char path[64];
+	ssize_t got;
+
+	if (n > SIZE_MAX / 8)
+		return fail(&c, "pagemap: %zu entries is too many", n);
+	/* vpn < 2^52 on any 64-bit address space, so the offset fits */
+	got = pread_full(pm->pm_fd, ent, n * 8, (off_t)(vpn * 8));
+	if (got < 0) {
+		snprintf(path, sizeof(path), "/proc/%d/pagemap", pm->pid);
+		return fail_errno(&c, "read", path, errno);
+	}
+	memset((char *)ent + got, 0, n * 8 - (size_t)got);
+	return 0;
+}
+
+int pmaps_kpage_read(const struct pmaps_pagemap *pm, uint64_t pfn,
+		     uint64_t *kpf, uint64_t *count)
+{
+	if (pm->kpf_fd < 0 || pm->kpc_fd < 0 || pfn > PM_PFN_MASK)
+		return -1;
+	if (pread_full(pm->kpf_fd, kpf, 8, (off_t)(pfn * 8)) != 8 ||
+	    pread_full(pm->kpc_fd, count, 8, (off_t)(pfn * 8)) != 8)
+		return -1;
+	return 0;
+}
+
+const char *pmaps_kpf_name(unsigned int bit)
+{
+	/*
+	 * include/uapi/linux/kernel-page-flags.h, then include/linux/'s as
+	 * of 6.12 (6.1 calls bit 34 mappedtodisk; 39 is gone in 6.12).
+	 */
+	static const char *const names[] = {
+		[0] = "locked",		[1] = "error",
+		[2] = "referenced",	[3] = "uptodate",
+		[4] = "dirty",		[5] = "lru",
+		[6] = "active",		[7] = "slab",
+		[8] = "writeback",	[9] = "reclaim",
+		[10] = "buddy",		[11] = "mmap",
+		[12] = "anon",		[13] = "swapcache",
+		[14] = "swapbacked",	[15] = "compound_head",
+		[16] = "compound_tail",	[17] = "huge",
+		[18] = "unevictable",	[19] = "hwpoison",
+		[20] = "nopage",	[21] = "ksm",
+		[22] = "thp",		[23] = "offline",
+		[24] = "zero_page",	[25] = "idle",
+		[26] = "pgtable",
+		[32] = "reserved",	[33] = "mlocked",
+		[34] = "owner_2",	[35] = "private",
+		[36] = "private_2",	[37] = "owner_private",
+		[38] = "arch",		[39] = "uncached",
+		[40] = "softdirty",
+		[41] = "arch_2",	[42] = "arch_3",
+	};
+
+	return bit < sizeof(names) / sizeof(names[0]) ? names[bit] : NULL;
 }

@@ -9,6 +9,7 @@
 #define PMAPS_PAGEMAP_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "pmaps.h"
 
@@ -42,5 +43,74 @@
  */
 int pmaps_from_pagemap(int pid, struct pmaps_map *out, char *err,
 		       size_t errlen);
+
+/*
+ * Per-page detail, for views that show single pages.
+ *
+ * /proc/PID/pagemap entry bits (Documentation/admin-guide/mm/pagemap.rst).
+ * Without CAP_SYS_ADMIN the kernel reports the PFN and the swap offset as 0.
+ */
+#define PMAPS_PM_PRESENT	(1ULL << 63)
+#define PMAPS_PM_SWAP		(1ULL << 62)
+#define PMAPS_PM_FILE		(1ULL << 61)	/* file page or shared anon */
+#define PMAPS_PM_UFFD_WP	(1ULL << 57)
+#define PMAPS_PM_EXCLUSIVE	(1ULL << 56)	/* mapped exactly once */
+#define PMAPS_PM_SOFT_DIRTY	(1ULL << 55)
+#define PMAPS_PM_PFN_MASK	((1ULL << 55) - 1)
+
+/* PFN of a present page; 0 when not present or hidden. */
+static inline uint64_t pmaps_pm_pfn(uint64_t e)
+{
+	return (e & PMAPS_PM_PRESENT) ? e & PMAPS_PM_PFN_MASK : 0;
+}
+
+/* Swap type (bits 0-4) and offset (bits 5-54) of a swapped entry. */
+static inline unsigned int pmaps_pm_swap_type(uint64_t e)
+{
+	return (unsigned int)(e & 0x1f);
+}
+
+static inline uint64_t pmaps_pm_swap_offset(uint64_t e)
+{
+	return (e & PMAPS_PM_PFN_MASK) >> 5;
+}
+
+/*
+ * Open files of one process.  pagemap is required; kpageflags and
+ * kpagecount are root-only, so without them the fds stay -1.
+ */
+struct pmaps_pagemap {
+	int pid;
+	int pm_fd, kpf_fd, kpc_fd;
+};
+
+/* Return 0, or -1 with a message in err if pagemap cannot be opened. */
+int pmaps_pagemap_open(struct pmaps_pagemap *pm, int pid, char *err,
+		       size_t errlen);
+void pmaps_pagemap_close(struct pmaps_pagemap *pm);
+
+/*
+ * The n entries of the pages from virtual address addr (rounded down to a
+ * page) on.  Entries past the end of the address space read as 0.
+ * Return 0, or -1 with a message in err.
+ */
+int pmaps_pagemap_read(const struct pmaps_pagemap *pm,
+		       unsigned long long addr, uint64_t *ent, size_t n,
+		       char *err, size_t errlen);
+
+/*
+ * kpageflags (the KPF_* bits of include/uapi/linux/kernel-page-flags.h)
+ * and kpagecount of pfn.  Return 0, or -1 if they are not readable (not
+ * root) or pfn has no entry.
+ */
+int pmaps_kpage_read(const struct pmaps_pagemap *pm, uint64_t pfn,
+		     uint64_t *kpf, uint64_t *count);
+
+/*
+ * Name of KPF bit, as the KPF_ macro without the prefix in lowercase
+ * ("referenced", "compound_head"); NULL for a bit with no name.  Bits 32
+ * and up are the kernel's debugging ones (include/linux/...), not ABI.
+ */
+const char *pmaps_kpf_name(unsigned int bit);
 
 #endif

@@ -250,6 +250,7 @@ static int parse_header(struct parser *ps, const char *s, const char *e)
 
 	memset(&v, 0, sizeof(v));
 	v.line = ps->line;
+	v.swapped = -1;
 	/* name and header are C strings: an embedded NUL would cut them. */
 	if (memchr(s, '\0', e - s))
 		return fail(ps, s, e - s, "no NUL byte in VMA header");

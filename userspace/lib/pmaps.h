@@ -50,6 +50,8 @@ struct pmaps_vma {
 	struct pmaps_range *ranges;
 	size_t nr_ranges;
 	unsigned int line;
+	/* Pages in swap, or -1 when the source cannot know (kernel text). */
+	long long swapped;
 };
 
 struct pmaps_map {
