@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The parts of the pmaps front end: where a document comes from
+ * (source.c), what of it is kept (filter.c) and how it is shown (view.c).
+ * pmaps.c parses the command line and ties them together.
+ */
+#ifndef PMAPS_CLI_H
+#define PMAPS_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "pmaps.h"
+
+/* ---- sources (source.c) ---- */
+
+enum pmaps_source {
+	PMAPS_SRC_AUTO,		/* the first of the three below that works */
+	PMAPS_SRC_KERNEL,	/* /proc/PID/pmaps, from the patch series */
+	PMAPS_SRC_MODULE,	/* /proc/pmaps_ext/PID, from the module */
+	PMAPS_SRC_PAGEMAP,	/* built from pagemap + kpageflags (root) */
+	PMAPS_SRC_FILE,		/* a saved document, or "-" for stdin */
+};
+
+/* Name used by --source= and in messages: "kernel", "module", ... */
+const char *pmaps_source_name(enum pmaps_source src);
+/* Parse a --source= value; -1 if unknown. */
+int pmaps_source_parse(const char *name, enum pmaps_source *src);
+
+/* One loaded target: a process or a file. */
+struct pmaps_doc {
+	char label[80];		/* "1234 (nginx)" or the file name */
+	int pid;		/* 0 for files */
+	enum pmaps_source source; /* the one that was used */
+	char *text;		/* the text as read; for the pagemap source,
+				 * the model printed in the same format */
+	size_t text_len;
+	struct pmaps_map map;
+};
+
+/* Exit statuses, also returned by the loaders. */
+enum pmaps_status {
+	PMAPS_OK = 0,
+	PMAPS_ERR_TARGET = 1,	/* no such process, permission, no source */
+	PMAPS_ERR_INPUT = 2,	/* malformed text, bad usage */
+};
+
+/*
+ * Load process pid from src (PMAPS_SRC_AUTO tries kernel, module, then
+ * pagemap).  On failure return the status and write into err a message
+ * meant for the user, e.g. "pmaps: no process 1234", or a permission
+ * message saying what would work, or, for AUTO, every source tried and
+ * why it failed.
+ */
+enum pmaps_status pmaps_load_pid(int pid, enum pmaps_source src,
+				 struct pmaps_doc *doc, char *err,
+				 size_t errlen);
+/* Load a saved document; path "-" is stdin.  Errors: "FILE:LINE: ..." */
+enum pmaps_status pmaps_load_file(const char *path, struct pmaps_doc *doc,
+				  char *err, size_t errlen);
+void pmaps_doc_free(struct pmaps_doc *doc);
+
+/*
+ * PIDs of processes whose comm or argv[0] basename is name, ascending.
+ * Returns how many (0: none), or -1 on error; *pids is malloc()ed.
+ */
+int pmaps_pids_by_name(const char *name, int **pids);
+
+/* Print a map in the text format (used for the pagemap source's text). */
+int pmaps_print_text(FILE *out, const struct pmaps_map *map);
+/* The same into *text (malloc()ed, *len bytes); 0, or -1 if out of memory. */
+int pmaps_map_to_text(const struct pmaps_map *map, char **text, size_t *len);
+
+/* ---- filters (filter.c) ---- */
+
+/*
+ * A page-types style flag expression, e.g. "D,~W": a comma-separated list
+ * of terms, each a set of letters that must all be set, with "~" before a
+ * letter meaning it must be clear; a range matches if any term matches.
+ * Letters are YRAUPDW, or names young, referenced, active, uptodate,
+ * ptedirty, dirty, writeback.
+ */
+#define PMAPS_MAX_TERMS 16
+struct pmaps_flag_expr {
+	size_t nr_terms;
+	unsigned int set[PMAPS_MAX_TERMS];
+	unsigned int clear[PMAPS_MAX_TERMS];
+};
+
+struct pmaps_filter {
+	/* --areas: match a VMA name; "heap", "stack", "anon" (no name or
+	 * [anon:...]), "vdso"; else a substring of the file name. */
+	char **areas;
+	size_t nr_areas;
+	bool has_flags;
+	struct pmaps_flag_expr flags;
+	bool has_range;			/* --range START,END: [lo, hi) */
+	unsigned long long lo, hi;
+};
+
+int pmaps_flag_expr_parse(const char *s, struct pmaps_flag_expr *expr,
+			  char *err, size_t errlen);
+bool pmaps_flag_expr_match(const struct pmaps_flag_expr *expr,
+			   unsigned int flags, unsigned int unknown);
+/* Keep only what the filter selects; ranges are clipped to --range. */
+void pmaps_filter_apply(const struct pmaps_filter *filter,
+			struct pmaps_map *map);
+void pmaps_filter_free(struct pmaps_filter *filter);
+
+/* ---- views (view.c) ---- */
+
+enum pmaps_view_kind {
+	PMAPS_VIEW_DEFAULT,	/* VMA headers + ranges with addresses */
+	PMAPS_VIEW_SUMMARY,	/* --summary: totals only */
+	PMAPS_VIEW_HISTOGRAM,	/* --histogram: pages per flag combination */
+	PMAPS_VIEW_PAGES,	/* --pages: one line per page */
+	PMAPS_VIEW_ADDRESS,	/* --address ADDR: VMA, range, page detail */
+	PMAPS_VIEW_JSON,	/* --json */
+	PMAPS_VIEW_TSV,		/* --tsv */
+	PMAPS_VIEW_RAW,		/* --raw: the text unchanged */
+};
+
+struct pmaps_view_opts {
+	enum pmaps_view_kind kind;
+	bool color;		/* resolved from --color and NO_COLOR */
+	bool decode;		/* -d: flag names instead of letters */
+	bool totals;		/* per-VMA totals lines in the default view */
+	unsigned long long address;	/* for PMAPS_VIEW_ADDRESS */
+};
+
+/* Show every document; JSON is one document for the whole run. */
+int pmaps_view(FILE *out, const struct pmaps_view_opts *opts,
+	       struct pmaps_doc *docs, size_t nr_docs);
+/*
+ * pmaps_view() returns 0; 1 (PMAPS_ERR_TARGET) for PMAPS_VIEW_ADDRESS when
+ * no document has a VMA holding the address (each one says so on out); or
+ * -1 with errno set when writing to out failed or memory ran out.  PAGES
+ * and ADDRESS read /proc/PID/pagemap of documents with pid > 0 themselves,
+ * and print a PFN only when geteuid() == 0.
+ */
+
+#endif /* PMAPS_CLI_H */

@@ -1,0 +1,539 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmaps: show which pages of processes are resident and in what state.
+ *
+ * Parses the command line, loads every target (source.c), keeps what the
+ * filters select (filter.c) and hands the rest to one view (view.c).  A
+ * target that fails is reported and skipped; the exit status is the worst
+ * one seen.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+#define PMAPS_VERSION	"0.1"
+
+/* Long-only options start above any character. */
+enum {
+	OPT_SOURCE = 256,
+	OPT_COLOR,
+	OPT_SUMMARY,
+	OPT_HISTOGRAM,
+	OPT_AREAS,
+	OPT_FLAGS,
+	OPT_RANGE,
+	OPT_ADDRESS,
+	OPT_PAGES,
+	OPT_JSON,
+	OPT_RAW,
+	OPT_TSV,
+	OPT_TOTALS,
+	OPT_VERSION,
+};
+
+static const struct option long_options[] = {
+	{ "source",	required_argument, NULL, OPT_SOURCE },
+	{ "pid-name",	required_argument, NULL, 'p' },
+	{ "file",	required_argument, NULL, 'f' },
+	{ "color",	optional_argument, NULL, OPT_COLOR },
+	{ "decode",	no_argument,	   NULL, 'd' },
+	{ "summary",	no_argument,	   NULL, OPT_SUMMARY },
+	{ "histogram",	no_argument,	   NULL, OPT_HISTOGRAM },
+	{ "areas",	required_argument, NULL, OPT_AREAS },
+	{ "flags",	required_argument, NULL, OPT_FLAGS },
+	{ "range",	required_argument, NULL, OPT_RANGE },
+	{ "address",	required_argument, NULL, OPT_ADDRESS },
+	{ "pages",	no_argument,	   NULL, OPT_PAGES },
+	{ "json",	no_argument,	   NULL, OPT_JSON },
+	{ "raw",	no_argument,	   NULL, OPT_RAW },
+	{ "tsv",	no_argument,	   NULL, OPT_TSV },
+	{ "totals",	no_argument,	   NULL, OPT_TOTALS },
+	{ "help",	no_argument,	   NULL, 'h' },
+	{ "version",	no_argument,	   NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const char usage_text[] =
+"Usage: pmaps [OPTION]... PID...\n"
+"       pmaps [OPTION]... -p NAME | -f FILE\n"
+"Show which pages of each process are resident and in what state.\n"
+"\n"
+"Targets:\n"
+"  PID                   a process; several may be given\n"
+"  -p, --pid-name NAME   every process whose name (comm or argv[0] basename)\n"
+"                        is NAME; may be repeated\n"
+"  -f, --file FILE       a saved pmaps document, - for stdin; may be repeated\n"
+"      --source=SOURCE   where to read processes from: kernel (/proc/PID/pmaps),\n"
+"                        module (/proc/pmaps_ext/PID), pagemap (root), file\n"
+"                        (PID arguments are files), or auto (the default:\n"
+"                        the first of kernel, module, pagemap that works)\n"
+"\n"
+"Views (at most one; the default lists VMAs and their ranges):\n"
+"      --summary         totals only\n"
+"      --histogram       pages per flag combination\n"
+"      --pages           one line per page\n"
+"      --address ADDR    the VMA, range and page holding ADDR (hex)\n"
+"      --json            JSON, one document for the whole run\n"
+"      --tsv             tab-separated values\n"
+"      --raw             the text as read (only the selected part when\n"
+"                        filtering)\n"
+"\n"
+"Filters:\n"
+"      --areas PATTERN[,PATTERN...]\n"
+"                        VMAs named heap, stack, vdso, anon (no file), or\n"
+"                        whose name contains PATTERN\n"
+"      --flags EXPR      ranges whose flags match EXPR: terms separated by\n"
+"                        ',' (any may match), each letters YRAUPDW or names\n"
+"                        (young, referenced, active, uptodate, ptedirty,\n"
+"                        dirty, writeback) that must be set, '~' before one\n"
+"                        that must be clear; e.g. D,~W.  '?' flags match\n"
+"                        neither set nor clear\n"
+"      --range START,END addresses START up to END (exclusive), in hex\n"
+"\n"
+"Output:\n"
+"      --color[=WHEN]    auto (default: if stdout is a terminal and NO_COLOR\n"
+"                        is unset or empty), always or never\n"
+"  -d, --decode          flag names instead of letters\n"
+"      --totals          a totals line after each VMA in the default view\n"
+"  -h, --help            show this help and exit\n"
+"      --version         show the version and exit\n"
+"\n"
+"Exit status: 0 if all went well, 1 if a process or file could not be\n"
+"read, 2 for malformed input or bad usage.\n";
+
+enum color_mode { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER };
+
+enum target_kind { TARGET_PID, TARGET_NAME, TARGET_FILE };
+
+struct target {
+	enum target_kind kind;
+	const char *arg;
+};
+
+struct options {
+	enum pmaps_source source;
+	enum color_mode color;
+	struct pmaps_view_opts view;
+	const char *view_option;	/* the one given, for messages */
+	struct pmaps_filter filter;
+	struct target *targets;
+	size_t nr_targets;
+};
+
+struct run {
+	struct pmaps_doc *docs;
+	size_t nr_docs, cap_docs;
+	enum pmaps_status status;	/* worst so far */
+};
+
+__attribute__((format(printf, 1, 2)))
+static enum pmaps_status usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("pmaps: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\nTry 'pmaps --help' for more information.\n", stderr);
+	return PMAPS_ERR_INPUT;
+}
+
+/* Hex number, "0x" optional, the whole of s[0..n). */
+static bool parse_hex(const char *s, size_t n, unsigned long long *val)
+{
+	unsigned long long v = 0;
+	size_t i = 0;
+
+	if (n > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		i = 2;
+	if (i == n)
+		return false;
+	for (; i < n; i++) {
+		char c = s[i];
+		unsigned int d;
+
+		if (c >= '0' && c <= '9')
+			d = c - '0';
+		else if (c >= 'a' && c <= 'f')
+			d = c - 'a' + 10;
+		else if (c >= 'A' && c <= 'F')
+			d = c - 'A' + 10;
+		else
+			return false;
+		if (v >> 60)
+			return false;	/* more than 64 bits */
+		v = v << 4 | d;
+	}
+	*val = v;
+	return true;
+}
+
+static enum pmaps_status parse_range_opt(const char *arg,
+					 struct pmaps_filter *filter)
+{
+	const char *comma = strchr(arg, ',');
+
+	if (!comma || !parse_hex(arg, comma - arg, &filter->lo) ||
+	    !parse_hex(comma + 1, strlen(comma + 1), &filter->hi))
+		return usage_error("--range: expected START,END in hex, got '%s'",
+				   arg);
+	if (filter->lo >= filter->hi)
+		return usage_error("--range: expected START below END, got '%s'",
+				   arg);
+	filter->has_range = true;
+	return PMAPS_OK;
+}
+
+static enum pmaps_status parse_areas_opt(const char *arg,
+					 struct pmaps_filter *filter)
+{
+	const char *p = arg;
+
+	for (;;) {
+		size_t n = strcspn(p, ",");
+		char **grown;
+
+		if (!n)
+			return usage_error("--areas: expected PATTERN[,PATTERN...], got '%s'",
+					   arg);
+		grown = realloc(filter->areas,
+				(filter->nr_areas + 1) * sizeof(*grown));
+		if (!grown)
+			return usage_error("out of memory");
+		filter->areas = grown;
+		filter->areas[filter->nr_areas] = strndup(p, n);
+		if (!filter->areas[filter->nr_areas])
+			return usage_error("out of memory");
+		filter->nr_areas++;
+		if (!p[n])
+			return PMAPS_OK;
+		p += n + 1;
+	}
+}
+
+static enum pmaps_status set_view(struct options *o, enum pmaps_view_kind k,
+				  const char *name)
+{
+	if (o->view_option && strcmp(o->view_option, name))
+		return usage_error("%s and %s cannot be combined",
+				   o->view_option, name);
+	o->view.kind = k;
+	o->view_option = name;
+	return PMAPS_OK;
+}
+
+static enum pmaps_status add_target(struct options *o, enum target_kind kind,
+				    const char *arg)
+{
+	struct target *grown;
+
+	grown = realloc(o->targets, (o->nr_targets + 1) * sizeof(*grown));
+	if (!grown)
+		return usage_error("out of memory");
+	o->targets = grown;
+	o->targets[o->nr_targets].kind = kind;
+	o->targets[o->nr_targets].arg = arg;
+	o->nr_targets++;
+	return PMAPS_OK;
+}
+
+static enum pmaps_status parse_option(struct options *o, int opt,
+				      const char *arg)
+{
+	char err[512];
+
+	switch (opt) {
+	case OPT_SOURCE:
+		if (pmaps_source_parse(arg, &o->source))
+			return usage_error("--source: expected auto, kernel, module, pagemap or file, got '%s'",
+					   arg);
+		return PMAPS_OK;
+	case 'p':
+		return add_target(o, TARGET_NAME, arg);
+	case 'f':
+		return add_target(o, TARGET_FILE, arg);
+	case OPT_COLOR:
+		if (!arg || !strcmp(arg, "always"))
+			o->color = COLOR_ALWAYS;
+		else if (!strcmp(arg, "never"))
+			o->color = COLOR_NEVER;
+		else if (!strcmp(arg, "auto"))
+			o->color = COLOR_AUTO;
+		else
+			return usage_error("--color: expected auto, always or never, got '%s'",
+					   arg);
+		return PMAPS_OK;
+	case 'd':
+		o->view.decode = true;
+		return PMAPS_OK;
+	case OPT_SUMMARY:
+		return set_view(o, PMAPS_VIEW_SUMMARY, "--summary");
+	case OPT_HISTOGRAM:
+		return set_view(o, PMAPS_VIEW_HISTOGRAM, "--histogram");
+	case OPT_PAGES:
+		return set_view(o, PMAPS_VIEW_PAGES, "--pages");
+	case OPT_JSON:
+		return set_view(o, PMAPS_VIEW_JSON, "--json");
+	case OPT_RAW:
+		return set_view(o, PMAPS_VIEW_RAW, "--raw");
+	case OPT_TSV:
+		return set_view(o, PMAPS_VIEW_TSV, "--tsv");
+	case OPT_ADDRESS:
+		if (!parse_hex(arg, strlen(arg), &o->view.address))
+			return usage_error("--address: expected an address in hex, got '%s'",
+					   arg);
+		return set_view(o, PMAPS_VIEW_ADDRESS, "--address");
+	case OPT_AREAS:
+		return parse_areas_opt(arg, &o->filter);
+	case OPT_FLAGS:
+		if (pmaps_flag_expr_parse(arg, &o->filter.flags, err,
+					  sizeof(err))) {
+			/* The message already starts with "pmaps: ". */
+			return usage_error("%s", err + strlen("pmaps: "));
+		}
+		o->filter.has_flags = true;
+		return PMAPS_OK;
+	case OPT_RANGE:
+		return parse_range_opt(arg, &o->filter);
+	case OPT_TOTALS:
+		o->view.totals = true;
+		return PMAPS_OK;
+	default:
+		/* getopt_long has said what was wrong. */
+		fputs("Try 'pmaps --help' for more information.\n", stderr);
+		return PMAPS_ERR_INPUT;
+	}
+}
+
+static bool parse_pid(const char *s, int *pid)
+{
+	long v = 0;
+
+	/* Digits only, as /proc names them: no sign, blanks or 0x. */
+	if (!*s || *s == '0')
+		return false;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return false;
+		v = v * 10 + (*s - '0');
+		if (v > 0x7fffffff)
+			return false;
+	}
+	*pid = (int)v;
+	return true;
+}
+
+/* Sets *done after --help and --version, which end the run. */
+static enum pmaps_status parse_args(int argc, char **argv, struct options *o,
+				    bool *done)
+{
+	static char prog_name[] = "pmaps";
+	enum pmaps_status st;
+	size_t t;
+	int opt, i, pid;
+
+	/* getopt_long names the program by argv[0] in its messages. */
+	argv[0] = prog_name;
+	*done = false;
+	while ((opt = getopt_long(argc, argv, "p:f:dh", long_options,
+				  NULL)) != -1) {
+		if (opt == 'h') {
+			fputs(usage_text, stdout);
+			*done = true;
+			return PMAPS_OK;
+		}
+		if (opt == OPT_VERSION) {
+			puts("pmaps (pmaps_ext) " PMAPS_VERSION);
+			*done = true;
+			return PMAPS_OK;
+		}
+		st = parse_option(o, opt, optarg);
+		if (st)
+			return st;
+	}
+	for (i = optind; i < argc; i++) {
+		if (o->source != PMAPS_SRC_FILE && !parse_pid(argv[i], &pid))
+			return usage_error("expected a PID, got '%s'", argv[i]);
+		st = add_target(o, o->source == PMAPS_SRC_FILE ? TARGET_FILE :
+				TARGET_PID, argv[i]);
+		if (st)
+			return st;
+	}
+	if (!o->nr_targets)
+		return usage_error("expected a PID, -p NAME or -f FILE");
+	for (t = 0; t < o->nr_targets; t++)
+		if (o->source == PMAPS_SRC_FILE &&
+		    o->targets[t].kind == TARGET_NAME)
+			return usage_error("--source=file reads files, not processes named %s",
+					   o->targets[t].arg);
+	return PMAPS_OK;
+}
+
+static void note_status(struct run *run, enum pmaps_status st)
+{
+	if (st > run->status)
+		run->status = st;
+}
+
+static struct pmaps_doc *new_doc(struct run *run)
+{
+	if (run->nr_docs == run->cap_docs) {
+		size_t cap = run->cap_docs ? run->cap_docs * 2 : 8;
+		struct pmaps_doc *grown;
+
+		grown = realloc(run->docs, cap * sizeof(*grown));
+		if (!grown)
+			return NULL;
+		run->docs = grown;
+		run->cap_docs = cap;
+	}
+	return &run->docs[run->nr_docs];
+}
+
+static void load_one(struct run *run, const struct options *o,
+		     const char *file, int pid)
+{
+	char err[4096];
+	struct pmaps_doc *doc = new_doc(run);
+	enum pmaps_status st;
+
+	if (!doc) {
+		fputs("pmaps: out of memory\n", stderr);
+		note_status(run, PMAPS_ERR_TARGET);
+		return;
+	}
+	if (file)
+		st = pmaps_load_file(file, doc, err, sizeof(err));
+	else
+		st = pmaps_load_pid(pid, o->source, doc, err, sizeof(err));
+	if (st) {
+		fprintf(stderr, "%s\n", err);
+		note_status(run, st);
+		pmaps_doc_free(doc);
+		return;
+	}
+	run->nr_docs++;
+}
+
+static void load_targets(struct run *run, const struct options *o)
+{
+	size_t i;
+	int j, n, pid = 0, *pids;
+
+	for (i = 0; i < o->nr_targets; i++) {
+		const struct target *t = &o->targets[i];
+
+		switch (t->kind) {
+		case TARGET_FILE:
+			load_one(run, o, t->arg, 0);
+			break;
+		case TARGET_PID:
+			parse_pid(t->arg, &pid);
+			load_one(run, o, NULL, pid);
+			break;
+		case TARGET_NAME:
+			n = pmaps_pids_by_name(t->arg, &pids);
+			if (n < 0) {
+				fprintf(stderr, "pmaps: /proc: %s\n",
+					strerror(errno));
+				note_status(run, PMAPS_ERR_TARGET);
+			} else if (!n) {
+				fprintf(stderr, "pmaps: no process named %s\n",
+					t->arg);
+				note_status(run, PMAPS_ERR_TARGET);
+			}
+			for (j = 0; j < n; j++)
+				load_one(run, o, NULL, pids[j]);
+			free(pids);
+			break;
+		}
+	}
+}
+
+/*
+ * Filtered documents get their text printed again from what is kept, so
+ * that --raw shows the selection in the same format.
+ */
+static void apply_filter(struct run *run, const struct options *o)
+{
+	const struct pmaps_filter *f = &o->filter;
+	size_t i;
+
+	if (!f->nr_areas && !f->has_flags && !f->has_range)
+		return;
+	for (i = 0; i < run->nr_docs; i++) {
+		struct pmaps_doc *doc = &run->docs[i];
+		char *text;
+		size_t len;
+
+		pmaps_filter_apply(f, &doc->map);
+		if (pmaps_map_to_text(&doc->map, &text, &len)) {
+			fputs("pmaps: out of memory\n", stderr);
+			note_status(run, PMAPS_ERR_TARGET);
+			continue;
+		}
+		free(doc->text);
+		doc->text = text;
+		doc->text_len = len;
+	}
+}
+
+static bool want_color(enum color_mode mode)
+{
+	const char *no_color = getenv("NO_COLOR");
+
+	if (mode != COLOR_AUTO)
+		return mode == COLOR_ALWAYS;
+	/* https://no-color.org: set and not empty means no colour. */
+	if (no_color && *no_color)
+		return false;
+	return isatty(STDOUT_FILENO);
+}
+
+int main(int argc, char **argv)
+{
+	struct options o = { .source = PMAPS_SRC_AUTO };
+	struct run run = { .status = PMAPS_OK };
+	bool done;
+	size_t i;
+	int ret;
+
+	o.view.kind = PMAPS_VIEW_DEFAULT;
+	run.status = parse_args(argc, argv, &o, &done);
+	if (run.status || done)
+		goto out;
+
+	o.view.color = want_color(o.color);
+	load_targets(&run, &o);
+	apply_filter(&run, &o);
+	/* JSON stays one valid document even when every target failed. */
+	if (run.nr_docs || o.view.kind == PMAPS_VIEW_JSON) {
+		/* > 0: a status, e.g. --address found in no target */
+		ret = pmaps_view(stdout, &o.view, run.docs, run.nr_docs);
+		if (ret < 0) {
+			fprintf(stderr, "pmaps: write error: %s\n",
+				strerror(errno));
+			note_status(&run, PMAPS_ERR_TARGET);
+		} else if (ret > 0) {
+			note_status(&run, (enum pmaps_status)ret);
+		}
+	}
+out:
+	/* A full disk must not pass for success (--help, --version). */
+	if (fflush(stdout) && run.status == PMAPS_OK) {
+		fprintf(stderr, "pmaps: write error: %s\n", strerror(errno));
+		note_status(&run, PMAPS_ERR_TARGET);
+	}
+	for (i = 0; i < run.nr_docs; i++)
+		pmaps_doc_free(&run.docs[i]);
+	free(run.docs);
+	free(o.targets);
+	pmaps_filter_free(&o.filter);
+	return run.status;
+}

@@ -1,0 +1,457 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Where a pmaps document comes from: the patched kernel's /proc/PID/pmaps,
+ * the module's /proc/pmaps_ext/PID, the pagemap model (root), or a file.
+ *
+ * Every failure ends in a message for the user that says which file failed,
+ * why, and what would work instead, because "Permission denied" alone does
+ * not tell anyone whether to use sudo, load the module or give up.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "pagemap.h"
+
+#define MODULE_DIR	"/proc/pmaps_ext"
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* One source's failure: its own line in the AUTO message. */
+struct attempt {
+	enum pmaps_status status;
+	char why[512];
+};
+
+static const char *const source_names[] = {
+	[PMAPS_SRC_AUTO] = "auto",
+	[PMAPS_SRC_KERNEL] = "kernel",
+	[PMAPS_SRC_MODULE] = "module",
+	[PMAPS_SRC_PAGEMAP] = "pagemap",
+	[PMAPS_SRC_FILE] = "file",
+};
+
+const char *pmaps_source_name(enum pmaps_source src)
+{
+	if ((size_t)src >= ARRAY_SIZE(source_names))
+		return "?";
+	return source_names[src];
+}
+
+int pmaps_source_parse(const char *name, enum pmaps_source *src)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(source_names); i++) {
+		if (!strcmp(name, source_names[i])) {
+			*src = (enum pmaps_source)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+__attribute__((format(printf, 3, 4)))
+static void say(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+}
+
+/* Read all of fd: /proc files and pipes have no usable size. */
+static int read_all(int fd, char **text, size_t *len)
+{
+	size_t cap = 65536, have = 0;
+	char *buf = malloc(cap);
+
+	if (!buf) {
+		errno = ENOMEM;
+		return -1;
+	}
+	for (;;) {
+		ssize_t n;
+
+		if (have == cap) {
+			char *grown = cap * 2 > cap ? realloc(buf, cap * 2) :
+				      NULL;
+
+			if (!grown) {
+				free(buf);
+				errno = ENOMEM;
+				return -1;
+			}
+			buf = grown;
+			cap *= 2;
+		}
+		n = read(fd, buf + have, cap - have);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			free(buf);
+			return -1;
+		}
+		if (!n)
+			break;
+		have += (size_t)n;
+	}
+	*text = buf;
+	*len = have;
+	return 0;
+}
+
+/* Parse doc->text; a malformed document is an input error. */
+static enum pmaps_status parse_text(struct pmaps_doc *doc, const char *name,
+				    char *err, size_t errlen)
+{
+	if (pmaps_parse_buf(doc->text, doc->text_len, name, &doc->map, err,
+			    errlen))
+		return PMAPS_ERR_INPUT;
+	return PMAPS_OK;
+}
+
+/*
+ * kernel and module: read a text file.  On failure fill a->why with the
+ * file, the error and a hint about what to do instead.
+ */
+static void try_text(const char *path, enum pmaps_source src,
+		     struct pmaps_doc *doc, struct attempt *a)
+{
+	const char *hint = "";
+	struct stat st;
+	int fd, e;
+
+	a->status = PMAPS_OK;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (!read_all(fd, &doc->text, &doc->text_len)) {
+			close(fd);
+			doc->source = src;
+			a->status = parse_text(doc, path, a->why,
+					       sizeof(a->why));
+			return;
+		}
+		e = errno;
+		close(fd);
+		a->status = PMAPS_ERR_TARGET;
+		say(a->why, sizeof(a->why), "%s: read: %s", path,
+		    strerror(e));
+		return;
+	}
+	e = errno;
+	a->status = PMAPS_ERR_TARGET;
+	if (e == ENOENT && src == PMAPS_SRC_KERNEL)
+		hint = " (this kernel lacks the pmaps patches)";
+	else if (e == ENOENT && stat(MODULE_DIR, &st))
+		hint = " (module not loaded: sudo modprobe pmaps_ext, or sudo make load in its source tree)";
+	else if (e == ENOENT && stat(MODULE_DIR "/self", &st))
+		hint = " (module not mounted: sudo mount -t pmaps_ext pmaps_ext "
+		       MODULE_DIR ")";
+	else if ((e == EACCES || e == EPERM) && src == PMAPS_SRC_MODULE)
+		hint = " (the module lets you read only your own dumpable processes; run as root: sudo pmaps)";
+	else if (e == EACCES || e == EPERM)
+		hint = " (you may read only your own dumpable processes; run as root: sudo pmaps)";
+	say(a->why, sizeof(a->why), "%s: %s%s", path, strerror(e), hint);
+}
+
+static void try_pagemap(int pid, struct pmaps_doc *doc, struct attempt *a)
+{
+	char msg[sizeof(a->why) - 128];
+
+	a->status = PMAPS_ERR_TARGET;
+	if (pmaps_from_pagemap(pid, &doc->map, msg, sizeof(msg))) {
+		/* The library hints "needs root"; say how to get it. */
+		say(a->why, sizeof(a->why), "%s%s", msg,
+		    geteuid() ? "; run as root (sudo pmaps), or load the module to read your own processes without root" :
+		    "");
+		return;
+	}
+	/* The same text as the other sources, so --raw works alike. */
+	if (pmaps_map_to_text(&doc->map, &doc->text, &doc->text_len)) {
+		say(a->why, sizeof(a->why), "pagemap: out of memory");
+		return;
+	}
+	doc->source = PMAPS_SRC_PAGEMAP;
+	a->status = PMAPS_OK;
+}
+
+/* Start again from nothing after a failed source. */
+static void doc_reset(struct pmaps_doc *doc)
+{
+	free(doc->text);
+	doc->text = NULL;
+	doc->text_len = 0;
+	pmaps_map_free(&doc->map);
+}
+
+static void try_source(int pid, enum pmaps_source src, struct pmaps_doc *doc,
+		       struct attempt *a)
+{
+	char path[64];
+
+	switch (src) {
+	case PMAPS_SRC_KERNEL:
+		snprintf(path, sizeof(path), "/proc/%d/pmaps", pid);
+		try_text(path, src, doc, a);
+		break;
+	case PMAPS_SRC_MODULE:
+		snprintf(path, sizeof(path), MODULE_DIR "/%d", pid);
+		try_text(path, src, doc, a);
+		break;
+	case PMAPS_SRC_PAGEMAP:
+		try_pagemap(pid, doc, a);
+		break;
+	default:
+		a->status = PMAPS_ERR_INPUT;
+		say(a->why, sizeof(a->why), "source %s cannot read a process",
+		    pmaps_source_name(src));
+		break;
+	}
+	/* A malformed document stays, so that the message can be checked. */
+	if (a->status == PMAPS_ERR_TARGET)
+		doc_reset(doc);
+}
+
+static void set_label(struct pmaps_doc *doc, int pid)
+{
+	char path[64], comm[32] = "";
+	ssize_t n = -1;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, comm, sizeof(comm) - 1);
+		close(fd);
+	}
+	if (n > 0) {
+		comm[n] = '\0';
+		comm[strcspn(comm, "\n")] = '\0';
+		snprintf(doc->label, sizeof(doc->label), "%d (%s)", pid, comm);
+	} else {
+		snprintf(doc->label, sizeof(doc->label), "%d", pid);
+	}
+}
+
+enum pmaps_status pmaps_load_pid(int pid, enum pmaps_source src,
+				 struct pmaps_doc *doc, char *err,
+				 size_t errlen)
+{
+	static const enum pmaps_source order[] = {
+		PMAPS_SRC_KERNEL, PMAPS_SRC_MODULE, PMAPS_SRC_PAGEMAP,
+	};
+	struct attempt tried[3];
+	char path[64];
+	struct stat st;
+	size_t i, used;
+
+	memset(doc, 0, sizeof(*doc));
+	doc->pid = pid;
+	if (errlen)
+		err[0] = '\0';
+	/* Sort out a wrong PID before blaming any source. */
+	snprintf(path, sizeof(path), "/proc/%d", pid);
+	if (pid <= 0 || stat(path, &st)) {
+		say(err, errlen, "pmaps: no process %d", pid);
+		return PMAPS_ERR_TARGET;
+	}
+	set_label(doc, pid);
+
+	if (src != PMAPS_SRC_AUTO) {
+		try_source(pid, src, doc, &tried[0]);
+		if (tried[0].status == PMAPS_ERR_INPUT)
+			say(err, errlen, "%s", tried[0].why);
+		else if (tried[0].status)
+			say(err, errlen, "pmaps: %s: %s", pmaps_source_name(src),
+			    tried[0].why);
+		return tried[0].status;
+	}
+
+	for (i = 0; i < ARRAY_SIZE(order); i++) {
+		try_source(pid, order[i], doc, &tried[i]);
+		/*
+		 * Found a source but its text is malformed: that is a bug to
+		 * show, not a reason to quietly use another source.
+		 */
+		if (tried[i].status == PMAPS_ERR_INPUT)
+			say(err, errlen, "%s", tried[i].why);
+		if (tried[i].status != PMAPS_ERR_TARGET)
+			return tried[i].status;
+	}
+	used = 0;
+	say(err, errlen, "pmaps: cannot read process %d, tried each source:",
+	    pid);
+	for (i = 0; i < ARRAY_SIZE(order); i++) {
+		used = strlen(err);
+		say(err + used, errlen - used, "\n  %s: %s",
+		    pmaps_source_name(order[i]), tried[i].why);
+	}
+	return PMAPS_ERR_TARGET;
+}
+
+enum pmaps_status pmaps_load_file(const char *path, struct pmaps_doc *doc,
+				  char *err, size_t errlen)
+{
+	int is_stdin = !strcmp(path, "-");
+	const char *name = is_stdin ? "<stdin>" : path;
+	int fd, e;
+
+	memset(doc, 0, sizeof(*doc));
+	doc->source = PMAPS_SRC_FILE;
+	if (errlen)
+		err[0] = '\0';
+	snprintf(doc->label, sizeof(doc->label), "%s", name);
+
+	fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		say(err, errlen, "pmaps: %s: %s", name, strerror(errno));
+		return PMAPS_ERR_TARGET;
+	}
+	if (read_all(fd, &doc->text, &doc->text_len)) {
+		e = errno;
+		if (!is_stdin)
+			close(fd);
+		say(err, errlen, "pmaps: %s: %s", name, strerror(e));
+		return PMAPS_ERR_TARGET;
+	}
+	if (!is_stdin)
+		close(fd);
+	return parse_text(doc, name, err, errlen);
+}
+
+void pmaps_doc_free(struct pmaps_doc *doc)
+{
+	free(doc->text);
+	pmaps_map_free(&doc->map);
+	memset(doc, 0, sizeof(*doc));
+}
+
+/* Whole small /proc file as a string; "" when it cannot be read. */
+static void read_small(const char *path, char *buf, size_t len)
+{
+	ssize_t n = -1;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		n = read(fd, buf, len - 1);
+		close(fd);
+	}
+	buf[n > 0 ? n : 0] = '\0';
+}
+
+static bool process_named(const char *pid, const char *name)
+{
+	char path[300], buf[4096];
+	const char *base;
+
+	snprintf(path, sizeof(path), "/proc/%s/comm", pid);
+	read_small(path, buf, sizeof(buf));
+	buf[strcspn(buf, "\n")] = '\0';
+	if (!strcmp(buf, name))
+		return true;
+	/* comm is cut at 15 bytes; argv[0] has the whole name. */
+	snprintf(path, sizeof(path), "/proc/%s/cmdline", pid);
+	read_small(path, buf, sizeof(buf));
+	base = strrchr(buf, '/');
+	base = base ? base + 1 : buf;
+	return *base && !strcmp(base, name);
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+int pmaps_pids_by_name(const char *name, int **pids)
+{
+	size_t nr = 0, cap = 0;
+	struct dirent *de;
+	int *list = NULL;
+	DIR *dir;
+	int self = (int)getpid();
+
+	*pids = NULL;
+	dir = opendir("/proc");
+	if (!dir)
+		return -1;
+	while ((de = readdir(dir))) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+
+		if (*end || pid <= 0 || pid == self)
+			continue;
+		if (!process_named(de->d_name, name))
+			continue;
+		if (nr == cap) {
+			int *grown;
+
+			cap = cap ? cap * 2 : 16;
+			grown = realloc(list, cap * sizeof(*list));
+			if (!grown) {
+				free(list);
+				closedir(dir);
+				errno = ENOMEM;
+				return -1;
+			}
+			list = grown;
+		}
+		list[nr++] = (int)pid;
+	}
+	closedir(dir);
+	if (nr)
+		qsort(list, nr, sizeof(*list), cmp_int);
+	*pids = list;
+	return (int)nr;
+}
+
+int pmaps_print_text(FILE *out, const struct pmaps_map *map)
+{
+	char flags[PMAPS_NR_FLAGS + 1];
+	size_t i, j;
+
+	for (i = 0; i < map->nr_vmas; i++) {
+		const struct pmaps_vma *v = &map->vmas[i];
+
+		fprintf(out, "%s\n", v->header);
+		for (j = 0; j < v->nr_ranges; j++) {
+			const struct pmaps_range *r = &v->ranges[j];
+
+			pmaps_format_flags(r->flags, r->unknown, flags);
+			fprintf(out, "%llu\t%llu\t%s\t%ld\n", r->index,
+				r->count, flags, r->mapcount);
+		}
+	}
+	return ferror(out) ? -1 : 0;
+}
+
+int pmaps_map_to_text(const struct pmaps_map *map, char **text, size_t *len)
+{
+	FILE *out;
+	int ret;
+
+	*text = NULL;
+	*len = 0;
+	out = open_memstream(text, len);
+	if (!out)
+		return -1;
+	ret = pmaps_print_text(out, map);
+	if (fclose(out))
+		ret = -1;
+	if (ret) {
+		free(*text);
+		*text = NULL;
+		*len = 0;
+	}
+	return ret;
+}

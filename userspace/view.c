@@ -1,0 +1,1510 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmaps views: how the loaded documents are shown (see cli.h).
+ *
+ * Output goes through one buffer (struct ob) with hand-written number
+ * formatting: a big process has millions of range lines, and a printf()
+ * per field would cost more than parsing them.
+ *
+ * Text views count flags in pages (shown as sizes, or KiB in --summary);
+ * a count the source cannot know ('?' flags, swap of kernel text) is "-",
+ * never 0.  Sizes are powers of 1024 with one decimal, rounded.
+ *
+ * JSON (--json), schema "pmaps/1", also in Documentation/pmaps-json.rst.
+ * One document for the whole run:
+ *
+ *   {"schema": "pmaps/1",
+ *    "targets": [			one per process or file, in order
+ *     {"label": "1234 (nginx)",	string
+ *      "pid": 1234,			0 for a file
+ *      "source": "kernel",		kernel, module, pagemap or file
+ *      "vmas": [			in address order
+ *       {"start": "0x400000",		hex string, as 64-bit values do
+ *        "end": "0x401000",		not survive a double; end exclusive
+ *        "perms": "r--p",
+ *        "offset": 0,			file offset in bytes
+ *        "dev": "00:02",		as in /proc/PID/maps
+ *        "inode": 13,
+ *        "name": "/bin/demo",		"" for anonymous memory
+ *        "swapped": 0,			pages in swap; null when unknown
+ *        "ranges": [
+ *         {"index": 0,			as in the text format
+ *          "count": 1,
+ *          "address": "0x400000",	virtual address of the first page
+ *          "flags": "YR_U_D_",		the text format's 7 letters, '?'
+ *          "mapcount": 1}]}]}]}	for a flag the source cannot know
+ *
+ * Strings are the bytes of the input with '"', '\' and control characters
+ * escaped (\n, \t, ..., else \u00XX); other bytes, UTF-8 or not, pass
+ * through unchanged.  Readers must ignore members they do not know: later
+ * versions of pmaps/1 may add some; a change of meaning gets a new schema.
+ */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "pagemap.h"
+
+#define OB_SIZE		65536
+/* Room a range or page line needs at most, names and colour aside. */
+#define LINE_MAX_LEN	256
+/* pagemap entries read at a time by the page views */
+#define PM_ENTRIES	65536
+
+#define SGR_BOLD	"\033[1m"
+#define SGR_DIRTY	"\033[31m"	/* red: dirty, pte dirty */
+#define SGR_WB		"\033[33m"	/* yellow: writeback */
+#define SGR_SHARED	"\033[36m"	/* cyan: mapcount > 1 */
+#define SGR_RESET	"\033[0m"
+
+/* Output buffer; an error sticks and is reported at the end. */
+struct ob {
+	FILE *f;
+	size_t len;
+	int err;
+	char buf[OB_SIZE];
+};
+
+static void ob_flush(struct ob *o)
+{
+	if (o->len && !o->err && fwrite(o->buf, 1, o->len, o->f) != o->len)
+		o->err = errno ? errno : EIO;
+	o->len = 0;
+}
+
+/* A pointer with at least n (<= OB_SIZE) bytes free behind it. */
+static char *ob_room(struct ob *o, size_t n)
+{
+	if (o->len + n > OB_SIZE)
+		ob_flush(o);
+	return o->buf + o->len;
+}
+
+static void ob_mem(struct ob *o, const void *s, size_t n)
+{
+	if (n > OB_SIZE / 2) {
+		ob_flush(o);
+		if (!o->err && fwrite(s, 1, n, o->f) != n)
+			o->err = errno ? errno : EIO;
+		return;
+	}
+	memcpy(ob_room(o, n), s, n);
+	o->len += n;
+}
+
+static void ob_str(struct ob *o, const char *s)
+{
+	ob_mem(o, s, strlen(s));
+}
+
+static void ob_ch(struct ob *o, char ch)
+{
+	*ob_room(o, 1) = ch;
+	o->len++;
+}
+
+static void ob_spaces(struct ob *o, size_t n)
+{
+	while (n--)
+		ob_ch(o, ' ');
+}
+
+__attribute__((format(printf, 2, 3)))
+static void ob_fmt(struct ob *o, const char *fmt, ...)
+{
+	char small[512], *big;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(small, sizeof(small), fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		o->err = EINVAL;
+		return;
+	}
+	if ((size_t)n < sizeof(small)) {
+		ob_mem(o, small, (size_t)n);
+		return;
+	}
+	big = malloc((size_t)n + 1);
+	if (!big) {
+		o->err = ENOMEM;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(big, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	ob_mem(o, big, (size_t)n);
+	free(big);
+}
+
+/* Decimal digits of v at p, no NUL; returns the length. */
+static size_t fmt_udec(char *p, unsigned long long v)
+{
+	char tmp[24];
+	size_t n = 0, i;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (i = 0; i < n; i++)
+		p[i] = tmp[n - 1 - i];
+	return n;
+}
+
+/* v right-aligned in width columns. */
+static size_t fmt_udec_w(char *p, unsigned long long v, size_t width)
+{
+	char tmp[24];
+	size_t n = fmt_udec(tmp, v), pad = width > n ? width - n : 0;
+
+	memset(p, ' ', pad);
+	memcpy(p + pad, tmp, n);
+	return pad + n;
+}
+
+/* Lowercase hex, zero-padded to at least width digits. */
+static size_t fmt_hex(char *p, unsigned long long v, int width)
+{
+	static const char digits[] = "0123456789abcdef";
+	int n = 1, i;
+
+	while (n < 16 && v >> (4 * n))
+		n++;
+	if (n < width)
+		n = width;
+	for (i = n - 1; i >= 0; i--) {
+		p[i] = digits[v & 15];
+		v >>= 4;
+	}
+	return (size_t)n;
+}
+
+static int hex_digits(unsigned long long v)
+{
+	int n = 1;
+
+	while (n < 16 && v >> (4 * n))
+		n++;
+	return n;
+}
+
+/*
+ * Split bytes into whole units of 2^shift and tenths, rounded to the
+ * nearest tenth.  rem * 10 fits in 64 bits for shift <= 60.
+ */
+static void tenths(unsigned long long bytes, unsigned int shift,
+		   unsigned long long *whole, unsigned int *tenth)
+{
+	unsigned long long rem, t;
+
+	*whole = shift ? bytes >> shift : bytes;
+	rem = shift ? bytes & ((1ULL << shift) - 1) : 0;
+	t = shift ? (rem * 10 + (1ULL << (shift - 1))) >> shift : 0;
+	if (t == 10) {
+		(*whole)++;
+		t = 0;
+	}
+	*tenth = (unsigned int)t;
+}
+
+/* "4.0K", "1.5M", "512B", "0": powers of 1024, one decimal. */
+static size_t fmt_human(char *p, unsigned long long bytes)
+{
+	static const char units[] = "BKMGTPE";
+	unsigned long long whole;
+	unsigned int k = 0, t;
+	size_t n;
+
+	if (bytes < 1024) {
+		n = fmt_udec(p, bytes);
+		if (bytes)
+			p[n++] = 'B';
+		return n;
+	}
+	while (k < 6 && bytes >> (10 * (k + 1)))
+		k++;
+	tenths(bytes, 10 * k, &whole, &t);
+	/* 1023.95K rounds up to the next unit */
+	if (whole == 1024 && k < 6) {
+		k++;
+		whole = 1;
+		t = 0;
+	}
+	n = fmt_udec(p, whole);
+	p[n++] = '.';
+	p[n++] = (char)('0' + t);
+	p[n++] = units[k];
+	return n;
+}
+
+static size_t fmt_human_w(char *p, unsigned long long bytes, size_t width)
+{
+	char tmp[32];
+	size_t n = fmt_human(tmp, bytes), pad = width > n ? width - n : 0;
+
+	memset(p, ' ', pad);
+	memcpy(p + pad, tmp, n);
+	return pad + n;
+}
+
+static void ob_udec_w(struct ob *o, unsigned long long v, size_t width)
+{
+	o->len += fmt_udec_w(ob_room(o, 24 + width), v, width);
+}
+
+static void ob_hex(struct ob *o, unsigned long long v, int width)
+{
+	o->len += fmt_hex(ob_room(o, 16), v, width);
+}
+
+static void ob_human(struct ob *o, unsigned long long bytes, size_t width)
+{
+	o->len += fmt_human_w(ob_room(o, 32 + width), bytes, width);
+}
+
+static void ob_sgr(struct ob *o, int color, const char *sgr)
+{
+	if (color)
+		ob_str(o, sgr);
+}
+
+/* A name for a terminal: control bytes as \t or \xNN, never raw. */
+static void ob_name(struct ob *o, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)s;
+	const unsigned char *run = p;
+
+	for (; *p; p++) {
+		if (*p >= 0x20 && *p != 0x7f)
+			continue;
+		ob_mem(o, run, (size_t)(p - run));
+		if (*p == '\t') {
+			ob_str(o, "\\t");
+		} else {
+			char esc[4] = { '\\', 'x', hex[*p >> 4], hex[*p & 15] };
+
+			ob_mem(o, esc, 4);
+		}
+		run = p + 1;
+	}
+	ob_mem(o, run, (size_t)(p - run));
+}
+
+/* ---- flags ---- */
+
+static const char *const flag_names[PMAPS_NR_FLAGS] = {
+	"young", "referenced", "active", "uptodate", "ptedirty", "dirty",
+	"writeback",
+};
+
+/* Comma-separated names, "young?" for unknown, "none"; returns length. */
+static size_t fmt_flag_names(char *p, unsigned int flags, unsigned int unknown)
+{
+	size_t n = 0;
+	int i;
+
+	for (i = 0; i < PMAPS_NR_FLAGS; i++) {
+		unsigned int bit = 1u << i;
+		size_t len;
+
+		if (!((flags | unknown) & bit))
+			continue;
+		if (n)
+			p[n++] = ',';
+		len = strlen(flag_names[i]);
+		memcpy(p + n, flag_names[i], len);
+		n += len;
+		if (unknown & bit)
+			p[n++] = '?';
+	}
+	if (!n) {
+		memcpy(p, "none", 4);
+		n = 4;
+	}
+	return n;
+}
+
+/* The longest fmt_flag_names() output plus NUL. */
+#define FLAG_NAMES_MAX	72
+
+static const char *flag_sgr(int i)
+{
+	if (i == PMAPS_DIRTY || i == PMAPS_PTE_DIRTY)
+		return SGR_DIRTY;
+	if (i == PMAPS_WRITEBACK)
+		return SGR_WB;
+	return NULL;
+}
+
+/* ---- counting ---- */
+
+enum count_kind {
+	C_RESIDENT, C_YOUNG, C_REFERENCED, C_ACTIVE, C_PTE_DIRTY, C_DIRTY,
+	C_WRITEBACK, C_SHARED, C_SWAPPED, C_NR
+};
+
+static const char *const count_names[C_NR] = {
+	"resident", "young", "referenced", "active", "pte-dirty", "dirty",
+	"writeback", "shared", "swapped",
+};
+
+/* The counter of each flag bit; uptodate is not counted. */
+static const int flag_count[PMAPS_NR_FLAGS] = {
+	[PMAPS_YOUNG] = C_YOUNG,
+	[PMAPS_REFERENCED] = C_REFERENCED,
+	[PMAPS_ACTIVE] = C_ACTIVE,
+	[PMAPS_UPTODATE] = -1,
+	[PMAPS_PTE_DIRTY] = C_PTE_DIRTY,
+	[PMAPS_DIRTY] = C_DIRTY,
+	[PMAPS_WRITEBACK] = C_WRITEBACK,
+};
+
+/*
+ * Pages per kind.  A kind is unknown when any page it would count comes
+ * from a source that cannot tell: a partial sum would read as a fact.
+ */
+struct counts {
+	unsigned long long pages[C_NR];
+	unsigned int unknown;		/* bit per enum count_kind */
+	unsigned long long mapped;	/* bytes */
+	size_t nr_vmas;
+};
+
+static void count_vma(struct counts *c, const struct pmaps_vma *v)
+{
+	size_t i;
+	int f;
+
+	c->nr_vmas++;
+	c->mapped += v->end - v->start;
+	if (v->swapped < 0)
+		c->unknown |= 1u << C_SWAPPED;
+	else
+		c->pages[C_SWAPPED] += (unsigned long long)v->swapped;
+	for (i = 0; i < v->nr_ranges; i++) {
+		const struct pmaps_range *r = &v->ranges[i];
+
+		c->pages[C_RESIDENT] += r->count;
+		if (r->mapcount > 1)
+			c->pages[C_SHARED] += r->count;
+		for (f = 0; f < PMAPS_NR_FLAGS; f++) {
+			if (flag_count[f] < 0)
+				continue;
+			if (r->unknown & (1u << f))
+				c->unknown |= 1u << flag_count[f];
+			else if (r->flags & (1u << f))
+				c->pages[flag_count[f]] += r->count;
+		}
+	}
+}
+
+static void count_add(struct counts *sum, const struct counts *c)
+{
+	int k;
+
+	for (k = 0; k < C_NR; k++)
+		sum->pages[k] += c->pages[k];
+	sum->unknown |= c->unknown;
+	sum->mapped += c->mapped;
+	sum->nr_vmas += c->nr_vmas;
+}
+
+/* ---- per-document context ---- */
+
+struct vctx {
+	struct ob *o;
+	const struct pmaps_view_opts *opts;
+	const struct pmaps_doc *doc;
+	unsigned long long psize;
+	int color;
+	int aw;			/* hex digits of an address */
+	size_t names_w;		/* width of decoded flags, when decoding */
+	uint64_t *ent;		/* PM_ENTRIES pagemap entries ... */
+	unsigned long long ent_addr;	/* ... from this address */
+	size_t ent_n;		/* ... this many valid */
+	struct pmaps_pagemap pm;
+	int have_pm;		/* pm is open */
+	char pm_err[256];	/* why not */
+};
+
+static void ctx_init(struct vctx *c, struct ob *o,
+		     const struct pmaps_view_opts *opts,
+		     const struct pmaps_doc *doc)
+{
+	const struct pmaps_map *m = &doc->map;
+	size_t i, j;
+
+	memset(c, 0, sizeof(*c));
+	c->o = o;
+	c->opts = opts;
+	c->doc = doc;
+	c->psize = pmaps_page_size();
+	c->color = opts->color;
+	/* maps pads to 8 digits; the widest END sets the column */
+	c->aw = 8;
+	if (m->nr_vmas) {
+		int w = hex_digits(m->vmas[m->nr_vmas - 1].end);
+
+		if (w > c->aw)
+			c->aw = w;
+	}
+	if (opts->decode) {
+		char buf[FLAG_NAMES_MAX];
+
+		for (i = 0; i < m->nr_vmas; i++) {
+			const struct pmaps_vma *v = &m->vmas[i];
+
+			for (j = 0; j < v->nr_ranges; j++) {
+				size_t n = fmt_flag_names(buf,
+							  v->ranges[j].flags,
+							  v->ranges[j].unknown);
+
+				if (n > c->names_w)
+					c->names_w = n;
+			}
+		}
+	}
+}
+
+static void ctx_fini(struct vctx *c)
+{
+	if (c->have_pm)
+		pmaps_pagemap_close(&c->pm);
+	free(c->ent);
+	c->ent = NULL;
+	c->have_pm = 0;
+}
+
+/* Open the document's pagemap if it is a live process; 1 if open. */
+static int ctx_open_pagemap(struct vctx *c)
+{
+	if (c->doc->pid <= 0) {
+		snprintf(c->pm_err, sizeof(c->pm_err), "not a process");
+		return 0;
+	}
+	c->ent = malloc(PM_ENTRIES * sizeof(*c->ent));
+	if (!c->ent) {
+		snprintf(c->pm_err, sizeof(c->pm_err), "out of memory");
+		return 0;
+	}
+	if (pmaps_pagemap_open(&c->pm, c->doc->pid, c->pm_err,
+			       sizeof(c->pm_err))) {
+		free(c->ent);
+		c->ent = NULL;
+		return 0;
+	}
+	c->have_pm = 1;
+	c->ent_n = 0;
+	return 1;
+}
+
+/*
+ * The pagemap entry of the page at addr, read in batches that stop at
+ * limit (the VMA end) so no read reaches past what is needed.  A read
+ * error turns pagemap off for the rest of the document.
+ */
+static int pm_entry(struct vctx *c, unsigned long long addr,
+		    unsigned long long limit, uint64_t *e)
+{
+	unsigned long long n;
+
+	if (!c->have_pm)
+		return -1;
+	if (c->ent_n && addr >= c->ent_addr &&
+	    (addr - c->ent_addr) / c->psize < c->ent_n) {
+		*e = c->ent[(addr - c->ent_addr) / c->psize];
+		return 0;
+	}
+	n = limit > addr ? (limit - addr + c->psize - 1) / c->psize : 1;
+	if (n > PM_ENTRIES)
+		n = PM_ENTRIES;
+	if (pmaps_pagemap_read(&c->pm, addr, c->ent, (size_t)n, c->pm_err,
+			       sizeof(c->pm_err))) {
+		pmaps_pagemap_close(&c->pm);
+		c->have_pm = 0;
+		return -1;
+	}
+	c->ent_addr = addr - addr % c->psize;
+	c->ent_n = (size_t)n;
+	*e = c->ent[0];
+	return 0;
+}
+
+/* ---- shared pieces of the text views ---- */
+
+static void title(struct vctx *c)
+{
+	struct ob *o = c->o;
+
+	ob_sgr(o, c->color, SGR_BOLD);
+	ob_name(o, c->doc->label);
+	ob_str(o, ": source ");
+	ob_str(o, pmaps_source_name(c->doc->source));
+	ob_sgr(o, c->color, SGR_RESET);
+	ob_ch(o, '\n');
+}
+
+/* START-END PERMS SIZE NAME */
+static void vma_header(struct vctx *c, const struct pmaps_vma *v)
+{
+	struct ob *o = c->o;
+	char *p;
+
+	ob_sgr(o, c->color, SGR_BOLD);
+	p = ob_room(o, LINE_MAX_LEN);
+	p += fmt_hex(p, v->start, c->aw);
+	*p++ = '-';
+	p += fmt_hex(p, v->end, c->aw);
+	*p++ = ' ';
+	memcpy(p, v->perms, 4);
+	p += 4;
+	*p++ = ' ';
+	p += fmt_human_w(p, v->end - v->start, 7);
+	*p++ = ' ';
+	o->len = (size_t)(p - o->buf);
+	if (v->name[0])
+		ob_name(o, v->name);
+	else
+		ob_str(o, "[anon]");
+	ob_sgr(o, c->color, SGR_RESET);
+	ob_ch(o, '\n');
+}
+
+/* Names, each coloured by its flag, padded to width. */
+static void put_names(struct vctx *c, unsigned int flags, unsigned int unknown,
+		      size_t width)
+{
+	struct ob *o = c->o;
+	char buf[FLAG_NAMES_MAX];
+	size_t n = fmt_flag_names(buf, flags, unknown), s = 0, e;
+	int i;
+
+	if (!c->color || !(flags | unknown)) {
+		ob_mem(o, buf, n);
+	} else {
+		for (i = 0; i < PMAPS_NR_FLAGS; i++) {
+			const char *sgr = flag_sgr(i);
+			int hl = sgr && (flags & ~unknown & (1u << i));
+
+			if (!((flags | unknown) & (1u << i)))
+				continue;
+			for (e = s; e < n && buf[e] != ','; e++)
+				;
+			if (hl)
+				ob_str(o, sgr);
+			ob_mem(o, buf + s, e - s);
+			if (hl)
+				ob_str(o, SGR_RESET);
+			if (e < n)
+				ob_ch(o, ',');
+			s = e + 1;
+		}
+	}
+	ob_spaces(o, width > n ? width - n : 0);
+}
+
+/* The 7 letters, dirty and writeback coloured. */
+static void put_letters(struct vctx *c, unsigned int flags,
+			unsigned int unknown)
+{
+	static const size_t sgr_len = sizeof(SGR_DIRTY) - 1;
+	static const size_t reset_len = sizeof(SGR_RESET) - 1;
+	struct ob *o = c->o;
+	char *p = ob_room(o, PMAPS_NR_FLAGS * 16);
+	int i;
+
+	if (!c->color) {
+		pmaps_format_flags(flags, unknown, p);
+		o->len += PMAPS_NR_FLAGS;
+		return;
+	}
+	for (i = 0; i < PMAPS_NR_FLAGS; i++) {
+		unsigned int bit = 1u << i;
+		const char *sgr = flag_sgr(i);
+
+		if (unknown & bit) {
+			*p++ = '?';
+		} else if (flags & bit) {
+			/* all SGR_ colours have the same length */
+			if (sgr) {
+				memcpy(p, sgr, sgr_len);
+				p += sgr_len;
+			}
+			*p++ = pmaps_flag_letters[i];
+			if (sgr) {
+				memcpy(p, SGR_RESET, reset_len);
+				p += reset_len;
+			}
+		} else {
+			*p++ = '_';
+		}
+	}
+	o->len = (size_t)(p - o->buf);
+}
+
+/* Letters, or with -d the names padded to the document's widest. */
+static void put_flags(struct vctx *c, unsigned int flags, unsigned int unknown)
+{
+	if (c->opts->decode)
+		put_names(c, flags, unknown, c->names_w);
+	else
+		put_letters(c, flags, unknown);
+}
+
+static void put_mapcount(struct vctx *c, long mapcount)
+{
+	int shared = c->color && mapcount > 1;
+
+	if (shared)
+		ob_str(c->o, SGR_SHARED);
+	ob_udec_w(c->o, (unsigned long long)(mapcount < 0 ? 0 : mapcount),
+		  4);
+	if (shared)
+		ob_str(c->o, SGR_RESET);
+}
+
+/* " key VALUE" per kind: human size, "0", or "-" when unknown. */
+static void put_counts(struct vctx *c, const struct counts *n)
+{
+	struct ob *o = c->o;
+	int k;
+
+	for (k = 0; k < C_NR; k++) {
+		ob_str(o, "  ");
+		ob_str(o, count_names[k]);
+		ob_ch(o, ' ');
+		if (n->unknown & (1u << k))
+			ob_ch(o, '-');
+		else
+			ob_human(o, n->pages[k] * c->psize, 0);
+		if (k == C_RESIDENT)
+			ob_fmt(o, " (%llu page%s)", n->pages[k],
+			       n->pages[k] == 1 ? "" : "s");
+	}
+	ob_ch(o, '\n');
+}
+
+/* ---- DEFAULT ---- */
+
+static void default_range(struct vctx *c, const struct pmaps_vma *v,
+			  const struct pmaps_range *r)
+{
+	struct ob *o = c->o;
+	unsigned long long start = pmaps_range_addr(v, r);
+	unsigned long long bytes = r->count * c->psize;
+	char *p;
+
+	p = ob_room(o, LINE_MAX_LEN);
+	*p++ = ' ';
+	*p++ = ' ';
+	p += fmt_hex(p, start, c->aw);
+	*p++ = '-';
+	p += fmt_hex(p, start + bytes, c->aw);
+	*p++ = ' ';
+	p += fmt_human_w(p, bytes, 7);
+	*p++ = ' ';
+	if (!c->color && !c->opts->decode) {
+		/* the hot path: no call that could flush in between */
+		pmaps_format_flags(r->flags, r->unknown, p);
+		p += PMAPS_NR_FLAGS;
+		p += fmt_udec_w(p, (unsigned long long)(r->mapcount < 0 ? 0 :
+							r->mapcount), 4);
+		*p++ = '\n';
+		o->len = (size_t)(p - o->buf);
+		return;
+	}
+	o->len = (size_t)(p - o->buf);
+	put_flags(c, r->flags, r->unknown);
+	put_mapcount(c, r->mapcount);
+	ob_ch(o, '\n');
+}
+
+static void view_default(struct vctx *c)
+{
+	const struct pmaps_map *m = &c->doc->map;
+	struct counts total = { 0 };
+	size_t i, j;
+
+	title(c);
+	for (i = 0; i < m->nr_vmas; i++) {
+		const struct pmaps_vma *v = &m->vmas[i];
+		struct counts vc = { 0 };
+
+		vma_header(c, v);
+		for (j = 0; j < v->nr_ranges; j++)
+			default_range(c, v, &v->ranges[j]);
+		count_vma(&vc, v);
+		if (c->opts->totals) {
+			ob_str(c->o, "  total");
+			put_counts(c, &vc);
+		}
+		count_add(&total, &vc);
+	}
+	ob_sgr(c->o, c->color, SGR_BOLD);
+	ob_fmt(c->o, "total: %zu VMAs  mapped ", total.nr_vmas);
+	ob_human(c->o, total.mapped, 0);
+	put_counts(c, &total);
+	/* the reset after the newline keeps the line itself plain text */
+	ob_sgr(c->o, c->color, SGR_RESET);
+}
+
+/* ---- SUMMARY ---- */
+
+static const char *const summary_cols[C_NR] = {
+	"RSS", "Young", "Referenced", "Active", "PteDirty", "Dirty",
+	"Writeback", "Shared", "Swapped",
+};
+
+static void summary_row(struct vctx *c, const struct counts *n, size_t w)
+{
+	struct ob *o = c->o;
+	unsigned long long kib = c->psize / 1024;
+	int k;
+
+	ob_ch(o, ' ');
+	ob_udec_w(o, n->mapped / 1024, w);
+	for (k = 0; k < C_NR; k++) {
+		ob_ch(o, ' ');
+		if (n->unknown & (1u << k)) {
+			ob_spaces(o, w - 1);
+			ob_ch(o, '-');
+		} else {
+			ob_udec_w(o, n->pages[k] * kib, w);
+		}
+	}
+}
+
+static void view_summary(struct vctx *c)
+{
+	const struct pmaps_map *m = &c->doc->map;
+	struct counts total = { 0 };
+	struct ob *o = c->o;
+	size_t i, aw = 2 * (size_t)c->aw + 1, w = 10;
+	unsigned long long mapped = 0;
+	char digits[24];
+	int k;
+
+	/* the widest number is the total size: every column fits it */
+	for (i = 0; i < m->nr_vmas; i++)
+		mapped += m->vmas[i].end - m->vmas[i].start;
+	if (fmt_udec(digits, mapped / 1024) > w)
+		w = fmt_udec(digits, mapped / 1024);
+	title(c);
+	/* pmap -x: sizes in KiB, "Kbytes" says so */
+	ob_sgr(o, c->color, SGR_BOLD);
+	ob_str(o, "Address");
+	ob_spaces(o, aw - 7);
+	ob_str(o, " Mode ");
+	ob_fmt(o, "%*s", (int)w, "Kbytes");
+	for (k = 0; k < C_NR; k++)
+		ob_fmt(o, " %*s", (int)w, summary_cols[k]);
+	ob_str(o, " Mapping");
+	ob_sgr(o, c->color, SGR_RESET);
+	ob_ch(o, '\n');
+	for (i = 0; i < m->nr_vmas; i++) {
+		const struct pmaps_vma *v = &m->vmas[i];
+		struct counts vc = { 0 };
+
+		count_vma(&vc, v);
+		ob_hex(o, v->start, c->aw);
+		ob_ch(o, '-');
+		ob_hex(o, v->end, c->aw);
+		ob_ch(o, ' ');
+		ob_mem(o, v->perms, 4);
+		summary_row(c, &vc, w);
+		ob_ch(o, ' ');
+		if (v->name[0])
+			ob_name(o, v->name);
+		else
+			ob_str(o, "[anon]");
+		ob_ch(o, '\n');
+		count_add(&total, &vc);
+	}
+	ob_sgr(o, c->color, SGR_BOLD);
+	ob_str(o, "total KiB");
+	ob_spaces(o, aw + 5 - 9);
+	summary_row(c, &total, w);
+	ob_sgr(o, c->color, SGR_RESET);
+	ob_ch(o, '\n');
+}
+
+/* ---- HISTOGRAM ---- */
+
+struct hist_ent {
+	unsigned int flags, unknown;
+	unsigned long long pages;
+};
+
+static int hist_cmp(const void *a, const void *b)
+{
+	const struct hist_ent *x = a, *y = b;
+
+	if (x->pages != y->pages)
+		return x->pages < y->pages ? 1 : -1;
+	if (x->flags != y->flags)
+		return x->flags < y->flags ? -1 : 1;
+	return x->unknown < y->unknown ? -1 : x->unknown > y->unknown;
+}
+
+/* "12.3": bytes in MiB with one decimal. */
+static void put_mib(struct ob *o, unsigned long long bytes, size_t width)
+{
+	unsigned long long whole;
+	unsigned int t;
+	char buf[32];
+	size_t n;
+
+	tenths(bytes, 20, &whole, &t);
+	n = fmt_udec(buf, whole);
+	buf[n++] = '.';
+	buf[n++] = (char)('0' + t);
+	ob_spaces(o, width > n ? width - n : 0);
+	ob_mem(o, buf, n);
+}
+
+#define HIST_KEYS	(1u << (2 * PMAPS_NR_FLAGS))
+
+static int view_histogram(struct vctx *c)
+{
+	const struct pmaps_map *m = &c->doc->map;
+	unsigned long long *pages, total = 0;
+	struct hist_ent *ents;
+	struct ob *o = c->o;
+	size_t nr = 0, i, j, names_w = 5;
+	char buf[FLAG_NAMES_MAX];
+
+	/* flags and unknown together are 14 bits: count in a flat array */
+	pages = calloc(HIST_KEYS, sizeof(*pages));
+	ents = malloc(HIST_KEYS * sizeof(*ents));
+	if (!pages || !ents) {
+		free(pages);
+		free(ents);
+		return -1;
+	}
+	for (i = 0; i < m->nr_vmas; i++) {
+		const struct pmaps_vma *v = &m->vmas[i];
+
+		for (j = 0; j < v->nr_ranges; j++) {
+			const struct pmaps_range *r = &v->ranges[j];
+			unsigned int key = (r->flags & 0x7f) |
+					   (r->unknown & 0x7f) << 7;
+
+			pages[key] += r->count;
+		}
+	}
+	for (i = 0; i < HIST_KEYS; i++) {
+		if (!pages[i])
+			continue;
+		ents[nr].flags = i & 0x7f;
+		ents[nr].unknown = (unsigned int)i >> 7;
+		ents[nr].pages = pages[i];
+		total += pages[i];
+		j = fmt_flag_names(buf, ents[nr].flags, ents[nr].unknown);
+		if (j > names_w)
+			names_w = j;
+		nr++;
+	}
+	qsort(ents, nr, sizeof(*ents), hist_cmp);
+
+	title(c);
+	ob_sgr(o, c->color, SGR_BOLD);
+	ob_str(o, "flags    names");
+	ob_spaces(o, names_w - 5);
+	ob_fmt(o, " %12s %10s", "pages", "MB");
+	ob_sgr(o, c->color, SGR_RESET);
+	ob_ch(o, '\n');
+	for (i = 0; i < nr; i++) {
+		const struct hist_ent *e = &ents[i];
+
+		/* both forms are columns here, whatever -d says */
+		put_letters(c, e->flags, e->unknown);
+		ob_str(o, "  ");
+		put_names(c, e->flags, e->unknown, names_w);
+		ob_ch(o, ' ');
+		ob_udec_w(o, e->pages, 12);
+		ob_ch(o, ' ');
+		put_mib(o, e->pages * c->psize, 10);
+		ob_ch(o, '\n');
+	}
+	ob_str(o, "total    ");
+	ob_spaces(o, names_w);
+	ob_ch(o, ' ');
+	ob_udec_w(o, total, 12);
+	ob_ch(o, ' ');
+	put_mib(o, total * c->psize, 10);
+	ob_ch(o, '\n');
+	free(pages);
+	free(ents);
+	return 0;
+}
+
+/* ---- PAGES and ADDRESS: single pages ---- */
+
+/* Page index of the page at addr, as the text format counts it. */
+static unsigned long long page_index(const struct vctx *c,
+				     const struct pmaps_vma *v,
+				     unsigned long long addr)
+{
+	if (v->inode)
+		return v->offset / c->psize + (addr - v->start) / c->psize;
+	return addr / c->psize;
+}
+
+/* " swap type T offset O"; the kernel hides the offset (0) from non-root */
+static void put_swap(struct ob *o, uint64_t e)
+{
+	ob_fmt(o, "swap type %u", pmaps_pm_swap_type(e));
+	if (pmaps_pm_swap_offset(e))
+		ob_fmt(o, " offset %llu",
+		       (unsigned long long)pmaps_pm_swap_offset(e));
+}
+
+static void put_pm_bits(struct ob *o, uint64_t e)
+{
+	if (e & PMAPS_PM_SOFT_DIRTY)
+		ob_str(o, " soft-dirty");
+	if (e & PMAPS_PM_EXCLUSIVE)
+		ob_str(o, " exclusive");
+}
+
+static void flush_not_present(struct vctx *c, unsigned long long *pending)
+{
+	if (!*pending)
+		return;
+	ob_fmt(c->o, "  ... %llu not present ...\n", *pending);
+	*pending = 0;
+}
+
+/*
+ * One page: address, index, then the range's flags and mapcount or, for a
+ * page in no range, what pagemap says of it; e is valid if have_e.
+ */
+static void page_line(struct vctx *c, unsigned long long addr,
+		      unsigned long long index, const struct pmaps_range *r,
+		      uint64_t e, int have_e)
+{
+	struct ob *o = c->o;
+	char *p = ob_room(o, LINE_MAX_LEN);
+
+	*p++ = ' ';
+	*p++ = ' ';
+	p += fmt_hex(p, addr, c->aw);
+	*p++ = ' ';
+	p += fmt_udec_w(p, index, 12);
+	*p++ = ' ';
+	*p++ = ' ';
+	o->len = (size_t)(p - o->buf);
+	if (r) {
+		put_flags(c, r->flags, r->unknown);
+		put_mapcount(c, r->mapcount);
+		/* pagemap is read after the document: it may differ */
+		if (have_e && !(e & PMAPS_PM_PRESENT))
+			ob_str(o, (e & PMAPS_PM_SWAP) ? " (now swapped)" :
+			       " (now not present)");
+	} else if (e & PMAPS_PM_SWAP) {
+		put_swap(o, e);
+	} else {
+		ob_str(o, "present, not listed");
+	}
+	if (have_e)
+		put_pm_bits(o, e);
+	ob_ch(o, '\n');
+}
+
+static void pm_failed(struct vctx *c, unsigned long long *pending)
+{
+	flush_not_present(c, pending);
+	ob_fmt(c->o, "  (pagemap: %s; no more swap detail)\n", c->pm_err);
+}
+
+/* Pages [from, to) of v that are in no range. */
+static void pages_gap(struct vctx *c, const struct pmaps_vma *v,
+		      unsigned long long from, unsigned long long to,
+		      unsigned long long *pending)
+{
+	unsigned long long addr;
+	uint64_t e;
+
+	if (to <= from)
+		return;
+	if (!c->have_pm) {
+		*pending += (to - from) / c->psize;
+		return;
+	}
+	for (addr = from; addr + c->psize <= to;) {
+		size_t k, n;
+
+		if (pm_entry(c, addr, v->end, &e)) {
+			pm_failed(c, pending);
+			*pending += (to - addr) / c->psize;
+			return;
+		}
+		/* the rest of the batch pm_entry() read, in a tight loop */
+		k = (size_t)((addr - c->ent_addr) / c->psize);
+		n = c->ent_n - k;
+		if (n > (to - addr) / c->psize)
+			n = (size_t)((to - addr) / c->psize);
+		for (; n--; k++, addr += c->psize) {
+			e = c->ent[k];
+			if (!(e & (PMAPS_PM_PRESENT | PMAPS_PM_SWAP))) {
+				(*pending)++;
+				continue;
+			}
+			flush_not_present(c, pending);
+			page_line(c, addr, page_index(c, v, addr), NULL, e, 1);
+		}
+	}
+}
+
+static void pages_vma(struct vctx *c, const struct pmaps_vma *v)
+{
+	unsigned long long pos = v->start, pending = 0, k;
+	size_t j;
+
+	vma_header(c, v);
+	for (j = 0; j < v->nr_ranges; j++) {
+		const struct pmaps_range *r = &v->ranges[j];
+		unsigned long long ra = pmaps_range_addr(v, r);
+
+		pages_gap(c, v, pos, ra, &pending);
+		flush_not_present(c, &pending);
+		for (k = 0; k < r->count; k++) {
+			unsigned long long addr = ra + k * c->psize;
+			uint64_t e = 0;
+			int have_e = c->have_pm;
+
+			if (have_e && pm_entry(c, addr, v->end, &e)) {
+				pm_failed(c, &pending);
+				have_e = 0;
+			}
+			page_line(c, addr, r->index + k, r, e, have_e);
+		}
+		pos = ra + r->count * c->psize;
+	}
+	pages_gap(c, v, pos, v->end, &pending);
+	flush_not_present(c, &pending);
+}
+
+static void view_pages(struct vctx *c)
+{
+	const struct pmaps_map *m = &c->doc->map;
+	size_t i;
+
+	title(c);
+	if (c->doc->pid > 0 && !ctx_open_pagemap(c))
+		ob_fmt(c->o, "(pagemap of %d not readable: %s; swap entries and soft-dirty not shown)\n",
+		       c->doc->pid, c->pm_err);
+	for (i = 0; i < m->nr_vmas; i++)
+		pages_vma(c, &m->vmas[i]);
+}
+
+static const struct pmaps_vma *find_vma(const struct pmaps_map *m,
+					unsigned long long addr)
+{
+	size_t lo = 0, hi = m->nr_vmas;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct pmaps_vma *v = &m->vmas[mid];
+
+		if (addr < v->start)
+			hi = mid;
+		else if (addr >= v->end)
+			lo = mid + 1;
+		else
+			return v;
+	}
+	return NULL;
+}
+
+static const struct pmaps_range *find_range(const struct vctx *c,
+					    const struct pmaps_vma *v,
+					    unsigned long long addr)
+{
+	size_t lo = 0, hi = v->nr_ranges;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct pmaps_range *r = &v->ranges[mid];
+		unsigned long long ra = pmaps_range_addr(v, r);
+
+		if (addr < ra)
+			hi = mid;
+		else if ((addr - ra) / c->psize >= r->count)
+			lo = mid + 1;
+		else
+			return r;
+	}
+	return NULL;
+}
+
+static void put_kpageflags(struct ob *o, uint64_t kpf)
+{
+	unsigned int bit;
+	int first = 1;
+
+	ob_fmt(o, "0x%llx", (unsigned long long)kpf);
+	for (bit = 0; bit < 64; bit++) {
+		const char *name = pmaps_kpf_name(bit);
+
+		if (!(kpf & (1ULL << bit)))
+			continue;
+		ob_ch(o, first ? ' ' : ',');
+		first = 0;
+		if (name)
+			ob_str(o, name);
+		else
+			ob_fmt(o, "bit%u", bit);
+	}
+}
+
+/* What pagemap and kpageflags know of the page at addr. */
+static void address_pagemap(struct vctx *c, const struct pmaps_vma *v,
+			    unsigned long long addr)
+{
+	struct ob *o = c->o;
+	uint64_t e, pfn, kpf, kpc;
+
+	if (!ctx_open_pagemap(c) || pm_entry(c, addr, v->end, &e)) {
+		ob_fmt(o, "  pagemap     not readable: %s\n", c->pm_err);
+		return;
+	}
+	ob_fmt(o, "  pagemap     %s\n",
+	       (e & PMAPS_PM_PRESENT) ? "present" :
+	       (e & PMAPS_PM_SWAP) ? "swapped" : "not present");
+	if (!(e & (PMAPS_PM_PRESENT | PMAPS_PM_SWAP)))
+		return;
+	pfn = pmaps_pm_pfn(e);
+	/* physical addresses are for root only, whatever pagemap gave */
+	if (pfn && geteuid() == 0)
+		ob_fmt(o, "  pfn         0x%llx\n", (unsigned long long)pfn);
+	ob_fmt(o, "  exclusive   %s\n",
+	       (e & PMAPS_PM_EXCLUSIVE) ? "yes" : "no");
+	ob_fmt(o, "  soft-dirty  %s\n",
+	       (e & PMAPS_PM_SOFT_DIRTY) ? "yes" : "no");
+	ob_fmt(o, "  mapping     %s\n", (e & PMAPS_PM_FILE) ?
+	       "file or shared anonymous" : "private anonymous");
+	if (e & PMAPS_PM_SWAP) {
+		ob_str(o, "  swap        ");
+		put_swap(o, e);
+		ob_ch(o, '\n');
+		return;
+	}
+	if (!pfn || geteuid() != 0 ||
+	    pmaps_kpage_read(&c->pm, pfn, &kpf, &kpc)) {
+		ob_str(o, "  kpageflags  not readable (needs root)\n");
+		return;
+	}
+	ob_str(o, "  kpageflags  ");
+	put_kpageflags(o, kpf);
+	ob_ch(o, '\n');
+	ob_fmt(o, "  kpagecount  %llu\n", (unsigned long long)kpc);
+}
+
+/* Return 0 if a VMA holds opts->address, else 1. */
+static int view_address(struct vctx *c)
+{
+	unsigned long long addr = c->opts->address, page;
+	const struct pmaps_range *r;
+	const struct pmaps_vma *v;
+	struct ob *o = c->o;
+
+	title(c);
+	v = find_vma(&c->doc->map, addr);
+	if (!v) {
+		ob_fmt(o, "0x%llx: not in any VMA\n", addr);
+		return 1;
+	}
+	vma_header(c, v);
+	page = addr - addr % c->psize;
+	r = find_range(c, v, page);
+	if (r)
+		default_range(c, v, r);
+	else
+		ob_str(o, "  (in no range: not resident)\n");
+	ob_fmt(o, "page 0x%llx\n", addr);
+	ob_fmt(o, "  address     0x%llx\n", page);
+	ob_fmt(o, "  index       %llu\n", page_index(c, v, page));
+	ob_str(o, "  flags       ");
+	if (r) {
+		put_letters(c, r->flags, r->unknown);
+		ob_ch(o, ' ');
+		put_names(c, r->flags, r->unknown, 0);
+		ob_fmt(o, "\n  mapcount    %ld\n", r->mapcount);
+	} else {
+		ob_str(o, "not resident\n");
+	}
+	if (c->doc->pid > 0)
+		address_pagemap(c, v, page);
+	return 0;
+}
+
+/* ---- JSON ---- */
+
+/* Copy a literal at p; returns the end.  The compiler knows its length. */
+#define put_lit(p, lit) \
+	((char *)memcpy((p), (lit), sizeof(lit) - 1) + sizeof(lit) - 1)
+
+static void json_str(struct ob *o, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)s, *run;
+
+	ob_ch(o, '"');
+	for (run = p; *p; p++) {
+		char esc[6] = { '\\', 'u', '0', '0', 0, 0 };
+		size_t n = 2;
+
+		if (*p >= 0x20 && *p != '"' && *p != '\\')
+			continue;
+		ob_mem(o, run, (size_t)(p - run));
+		run = p + 1;
+		switch (*p) {
+		case '"':
+		case '\\':
+			esc[1] = (char)*p;
+			break;
+		case '\b':
+			esc[1] = 'b';
+			break;
+		case '\f':
+			esc[1] = 'f';
+			break;
+		case '\n':
+			esc[1] = 'n';
+			break;
+		case '\r':
+			esc[1] = 'r';
+			break;
+		case '\t':
+			esc[1] = 't';
+			break;
+		default:
+			esc[4] = hex[*p >> 4];
+			esc[5] = hex[*p & 15];
+			n = 6;
+		}
+		ob_mem(o, esc, n);
+	}
+	ob_mem(o, run, (size_t)(p - run));
+	ob_ch(o, '"');
+}
+
+static void json_doc(struct ob *o, const struct pmaps_doc *d)
+{
+	const struct pmaps_map *m = &d->map;
+	size_t i, j;
+	char *p;
+
+	ob_str(o, "\n{\"label\":");
+	json_str(o, d->label);
+	ob_fmt(o, ",\"pid\":%d,\"source\":", d->pid);
+	json_str(o, pmaps_source_name(d->source));
+	ob_str(o, ",\"vmas\":[");
+	for (i = 0; i < m->nr_vmas; i++) {
+		const struct pmaps_vma *v = &m->vmas[i];
+
+		ob_str(o, i ? ",\n{\"start\":\"0x" : "\n{\"start\":\"0x");
+		ob_hex(o, v->start, 1);
+		ob_str(o, "\",\"end\":\"0x");
+		ob_hex(o, v->end, 1);
+		ob_fmt(o, "\",\"perms\":\"%.4s\",\"offset\":%llu,\"dev\":\"%02x:%02x\",\"inode\":%llu,\"name\":",
+		       v->perms, v->offset, v->dev_major, v->dev_minor,
+		       v->inode);
+		json_str(o, v->name);
+		if (v->swapped < 0)
+			ob_str(o, ",\"swapped\":null");
+		else
+			ob_fmt(o, ",\"swapped\":%lld", v->swapped);
+		ob_str(o, ",\"ranges\":[");
+		for (j = 0; j < v->nr_ranges; j++) {
+			const struct pmaps_range *r = &v->ranges[j];
+
+			p = ob_room(o, LINE_MAX_LEN);
+			if (j)
+				*p++ = ',';
+			p = put_lit(p, "\n{\"index\":");
+			p += fmt_udec(p, r->index);
+			p = put_lit(p, ",\"count\":");
+			p += fmt_udec(p, r->count);
+			p = put_lit(p, ",\"address\":\"0x");
+			p += fmt_hex(p, pmaps_range_addr(v, r), 1);
+			p = put_lit(p, "\",\"flags\":\"");
+			pmaps_format_flags(r->flags, r->unknown, p);
+			p += PMAPS_NR_FLAGS;
+			p = put_lit(p, "\",\"mapcount\":");
+			p += fmt_udec(p, (unsigned long long)(r->mapcount < 0 ?
+							      0 : r->mapcount));
+			*p++ = '}';
+			o->len = (size_t)(p - o->buf);
+		}
+		ob_str(o, "]}");
+	}
+	ob_str(o, "]}");
+}
+
+static void view_json(struct ob *o, const struct pmaps_doc *docs, size_t nr)
+{
+	size_t i;
+
+	ob_str(o, "{\"schema\":\"pmaps/1\",\"targets\":[");
+	for (i = 0; i < nr; i++) {
+		if (i)
+			ob_ch(o, ',');
+		json_doc(o, &docs[i]);
+	}
+	ob_str(o, "\n]}\n");
+}
+
+/* ---- TSV ---- */
+
+/* Backslash, TAB, LF and CR escaped, so every row is one line. */
+static void tsv_str(struct ob *o, const char *s)
+{
+	const char *run = s;
+
+	for (; *s; s++) {
+		const char *esc = *s == '\t' ? "\\t" : *s == '\n' ? "\\n" :
+				  *s == '\r' ? "\\r" : *s == '\\' ? "\\\\" :
+				  NULL;
+
+		if (!esc)
+			continue;
+		ob_mem(o, run, (size_t)(s - run));
+		ob_mem(o, esc, 2);
+		run = s + 1;
+	}
+	ob_mem(o, run, (size_t)(s - run));
+}
+
+static void tsv_doc(struct ob *o, const struct pmaps_doc *d)
+{
+	const struct pmaps_map *m = &d->map;
+	unsigned long long psize = pmaps_page_size();
+	char vma[LINE_MAX_LEN], pid[16];
+	size_t i, j, vlen, plen;
+	char *p;
+
+	plen = (size_t)snprintf(pid, sizeof(pid), "%d\t", d->pid);
+	for (i = 0; i < m->nr_vmas; i++) {
+		const struct pmaps_vma *v = &m->vmas[i];
+
+		/* the VMA's columns up to the name, repeated on each row */
+		vlen = (size_t)snprintf(vma, sizeof(vma),
+					"%08llx\t%08llx\t%.4s\t%08llx\t%02x:%02x\t%llu\t",
+					v->start, v->end, v->perms, v->offset,
+					v->dev_major, v->dev_minor, v->inode);
+		for (j = 0; j < v->nr_ranges; j++) {
+			const struct pmaps_range *r = &v->ranges[j];
+			unsigned long long a = pmaps_range_addr(v, r);
+
+			ob_mem(o, pid, plen);
+			ob_mem(o, vma, vlen);
+			tsv_str(o, v->name);
+			p = ob_room(o, LINE_MAX_LEN);
+			*p++ = '\t';
+			p += fmt_hex(p, a, 8);
+			*p++ = '\t';
+			p += fmt_hex(p, a + r->count * psize, 8);
+			*p++ = '\t';
+			p += fmt_udec(p, r->index);
+			*p++ = '\t';
+			p += fmt_udec(p, r->count);
+			*p++ = '\t';
+			pmaps_format_flags(r->flags, r->unknown, p);
+			p += PMAPS_NR_FLAGS;
+			*p++ = '\t';
+			p += fmt_udec(p, (unsigned long long)(r->mapcount < 0 ?
+							      0 : r->mapcount));
+			*p++ = '\n';
+			o->len = (size_t)(p - o->buf);
+		}
+	}
+}
+
+/* ---- entry point ---- */
+
+int pmaps_view(FILE *out, const struct pmaps_view_opts *opts,
+	       struct pmaps_doc *docs, size_t nr_docs)
+{
+	struct ob *o = malloc(sizeof(*o));
+	int ret = 0, found = 0, err;
+	struct vctx c;
+	size_t i;
+
+	if (!o) {
+		errno = ENOMEM;
+		return -1;
+	}
+	o->f = out;
+	o->len = 0;
+	o->err = 0;
+
+	switch (opts->kind) {
+	case PMAPS_VIEW_JSON:
+		view_json(o, docs, nr_docs);
+		break;
+	case PMAPS_VIEW_TSV:
+		ob_str(o, "pid\tvma_start\tvma_end\tperms\toffset\tdev\tinode\tname\trange_start\trange_end\tindex\tcount\tflags\tmapcount\n");
+		for (i = 0; i < nr_docs; i++)
+			tsv_doc(o, &docs[i]);
+		break;
+	case PMAPS_VIEW_RAW:
+		for (i = 0; i < nr_docs; i++)
+			if (docs[i].text)
+				ob_mem(o, docs[i].text, docs[i].text_len);
+		break;
+	default:
+		for (i = 0; i < nr_docs && !o->err; i++) {
+			if (i)
+				ob_ch(o, '\n');
+			ctx_init(&c, o, opts, &docs[i]);
+			switch (opts->kind) {
+			case PMAPS_VIEW_SUMMARY:
+				view_summary(&c);
+				break;
+			case PMAPS_VIEW_HISTOGRAM:
+				if (view_histogram(&c))
+					o->err = ENOMEM;
+				break;
+			case PMAPS_VIEW_PAGES:
+				view_pages(&c);
+				break;
+			case PMAPS_VIEW_ADDRESS:
+				found |= !view_address(&c);
+				break;
+			default:
+				view_default(&c);
+				break;
+			}
+			ctx_fini(&c);
+		}
+		/* like grep: found in any target is success */
+		if (opts->kind == PMAPS_VIEW_ADDRESS && nr_docs && !found)
+			ret = PMAPS_ERR_TARGET;
+		break;
+	}
+	ob_flush(o);
+	err = o->err;
+	free(o);
+	if (!err && fflush(out))
+		err = errno ? errno : EIO;
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	return ret;
+}
