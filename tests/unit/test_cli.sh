@@ -1,0 +1,552 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The pmaps command line, as the user sees it: exact output, messages and
+# exit statuses.  Prints TAP.  PMAPS names the binary (default: built with
+# make -C userspace); CC builds the target process of the pagemap tests.
+# Process tests need root (pagemap) and skip otherwise; the tests that
+# expect neither /proc/PID/pmaps nor the module skip where one exists.
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+fix=$here/fixtures
+
+if [ -z "${PMAPS:-}" ]; then
+	make -s -C "$top/userspace" >&2 || { echo "Bail out! make failed"; exit 1; }
+	PMAPS=$top/userspace/pmaps
+fi
+
+tmp=$(mktemp -d)
+target_pid=
+cleanup() {
+	[ -n "$target_pid" ] && kill "$target_pid" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' HUP INT TERM
+
+tab=$(printf '\t')
+esc=$(printf '\033')
+nr=0
+failed=0
+
+echo "TAP version 13"
+
+ok() {
+	nr=$((nr + 1))
+	echo "ok $nr $1"
+}
+
+not_ok() {
+	nr=$((nr + 1))
+	failed=$((failed + 1))
+	echo "not ok $nr $1"
+}
+
+skip() {
+	nr=$((nr + 1))
+	echo "ok $nr $1 # SKIP $2"
+}
+
+diag() {
+	sed 's/^/# /' "$@"
+}
+
+# run CMD...: stdout, stderr and status into $tmp/out, $tmp/err, $rc
+run() {
+	"$@" > "$tmp/out" 2> "$tmp/err"
+	rc=$?
+}
+
+# expect NAME RC STDOUT-FILE STDERR-TEXT: the last run, exactly
+expect() {
+	printf '%s\n' "$4" | sed '/^$/d' > "$tmp/want_err"
+	if [ "$rc" = "$2" ] && cmp -s "$tmp/out" "$3" &&
+	   cmp -s "$tmp/err" "$tmp/want_err"; then
+		ok "$1"
+		return
+	fi
+	not_ok "$1"
+	echo "# exit status $rc, expected $2"
+	diff "$3" "$tmp/out" | diag
+	diff "$tmp/want_err" "$tmp/err" | diag
+}
+
+# expect_text NAME RC STDOUT-TEXT STDERR-TEXT: as expect, stdout given
+expect_text() {
+	if [ -n "$3" ]; then
+		printf '%s\n' "$3" > "$tmp/want_out"
+	else
+		: > "$tmp/want_out"
+	fi
+	expect "$1" "$2" "$tmp/want_out" "$4"
+}
+
+# COND; result NAME: a test that is the status of the commands before
+result() {
+	if [ $? = 0 ]; then
+		ok "$1"
+	else
+		not_ok "$1"
+		echo "# exit status $rc; stderr:"
+		diag "$tmp/err"
+	fi
+}
+
+usage_hint="Try 'pmaps --help' for more information."
+
+# Range lines with tabs, from "INDEX COUNT FLAGS MAPCOUNT" words.
+ranges() {
+	printf '%s\n' "$@" | tr ' ' '\t'
+}
+
+# Documents captured from guests (tests/qemu, demo mode).
+for f in demo-6.1 demo-6.12; do
+	cp "$fix/guest/$f.txt" "$tmp/$f.txt"
+done
+basic=$fix/good-basic.txt
+
+# ---- files ----
+
+for f in demo-6.1 demo-6.12; do
+	run "$PMAPS" --raw -f "$tmp/$f.txt"
+	expect "raw_is_byte_identical_$f" 0 "$tmp/$f.txt" ""
+done
+
+run "$PMAPS" --raw -f - < "$tmp/demo-6.12.txt"
+expect raw_from_stdin 0 "$tmp/demo-6.12.txt" ""
+
+run "$PMAPS" --color=never -f "$tmp/demo-6.12.txt"
+[ "$rc" = 0 -a -s "$tmp/out" -a ! -s "$tmp/err" ] &&
+	grep -q /tmp/demo.data "$tmp/out"
+result default_view_shows_file_vmas
+
+cd "$fix" || exit 1
+run "$PMAPS" -f bad-count.txt
+expect_text malformed_file_exit_2 2 "" \
+	"bad-count.txt:2: expected decimal COUNT, got '+1'"
+
+run "$PMAPS" -f - < bad-range-overlap.txt
+expect_text malformed_stdin_names_stdin 2 "" \
+	"<stdin>:5: expected range starting at or after 7f0000004000, got '7f0000002000-7f0000004000'"
+
+# A capture that kept a serial console's CRLF line ends is not the format.
+sed 's/$/\r/' guest/demo-6.12.txt > "$tmp/crlf.txt"
+run "$PMAPS" -f "$tmp/crlf.txt"
+expect_text crlf_rejected 2 "" \
+	"$tmp/crlf.txt:2: expected decimal MAPCOUNT, got '1\\x0d'"
+
+run "$PMAPS" -f no-such-file.txt
+expect_text missing_file_exit_1 1 "" \
+	"pmaps: no-such-file.txt: No such file or directory"
+
+# Several targets: every good one shown, the worst status returned.
+run "$PMAPS" --raw -f bad-count.txt -f no-such-file.txt -f "$basic"
+expect_text worst_status_of_several 2 "$(cat "$basic")" \
+	"bad-count.txt:2: expected decimal COUNT, got '+1'
+pmaps: no-such-file.txt: No such file or directory"
+cd "$tmp" || exit 1
+
+# ---- usage ----
+
+run "$PMAPS" --help
+missing=
+for o in --source --pid-name --file --color --decode --summary --histogram \
+	 --areas --flags --range --address --pages --json --raw --tsv \
+	 --totals --help --version " -p," " -f," " -d," " -h,"; do
+	grep -q -e "$o" "$tmp/out" || missing="$missing $o"
+done
+[ -n "$missing" ] && echo "# missing from --help:$missing"
+[ "$rc" = 0 -a -z "$missing" ]
+result help_lists_every_option
+
+run "$PMAPS" --version
+expect_text version 0 "pmaps (pmaps_ext) 0.1" ""
+
+run "$PMAPS"
+expect_text no_target_exit_2 2 "" "pmaps: expected a PID, -p NAME or -f FILE
+$usage_hint"
+
+run "$PMAPS" 12abc
+expect_text bad_pid_exit_2 2 "" "pmaps: expected a PID, got '12abc'
+$usage_hint"
+
+run "$PMAPS" --bogus 1
+expect_text unknown_option_exit_2 2 "" "pmaps: unrecognized option '--bogus'
+$usage_hint"
+
+run "$PMAPS" --json --tsv 1
+expect_text two_views_exit_2 2 "" "pmaps: --json and --tsv cannot be combined
+$usage_hint"
+
+run "$PMAPS" --range xyz 1
+expect_text bad_range_value 2 "" \
+	"pmaps: --range: expected START,END in hex, got 'xyz'
+$usage_hint"
+
+run "$PMAPS" --range 0x2000,1000 1
+expect_text range_end_below_start 2 "" \
+	"pmaps: --range: expected START below END, got '0x2000,1000'
+$usage_hint"
+
+run "$PMAPS" --range 1000,2000x 1
+expect_text range_trailing_garbage 2 "" \
+	"pmaps: --range: expected START,END in hex, got '1000,2000x'
+$usage_hint"
+
+flag_help="a flag letter (YRAUPDW) or name (young, referenced, active, uptodate, ptedirty, dirty, writeback)"
+run "$PMAPS" --flags DX 1
+expect_text bad_flags_letter 2 "" \
+	"pmaps: --flags: expected $flag_help, got 'X' in 'DX'
+$usage_hint"
+
+run "$PMAPS" --flags D,,W 1
+expect_text bad_flags_empty_term 2 "" \
+	"pmaps: --flags: expected $flag_help, got an empty term in 'D,,W'
+$usage_hint"
+
+run "$PMAPS" --flags 'dirty~dirty' 1
+expect_text bad_flags_set_and_clear 2 "" \
+	"pmaps: --flags: expected D either set or clear in a term, got both in 'dirty~dirty'
+$usage_hint"
+
+run "$PMAPS" --address 7fzz 1
+expect_text bad_address 2 "" \
+	"pmaps: --address: expected an address in hex, got '7fzz'
+$usage_hint"
+
+run "$PMAPS" --areas heap, 1
+expect_text bad_areas_empty_pattern 2 "" \
+	"pmaps: --areas: expected PATTERN[,PATTERN...], got 'heap,'
+$usage_hint"
+
+run "$PMAPS" --source=proc 1
+expect_text bad_source 2 "" \
+	"pmaps: --source: expected auto, kernel, module, pagemap or file, got 'proc'
+$usage_hint"
+
+run "$PMAPS" --color=sometimes 1
+expect_text bad_color 2 "" \
+	"pmaps: --color: expected auto, always or never, got 'sometimes'
+$usage_hint"
+
+run "$PMAPS" --raw --source=file "$basic"
+expect source_file_takes_file_arguments 0 "$basic" ""
+
+run "$PMAPS" --source=file -p init
+expect_text source_file_has_no_processes 2 "" \
+	"pmaps: --source=file reads files, not processes named init
+$usage_hint"
+
+# ---- colour (the default view colours something when allowed) ----
+
+run "$PMAPS" --color=always -f "$basic"
+[ "$rc" = 0 ] && grep -q "$esc" "$tmp/out"
+result color_always_has_escapes
+
+run env NO_COLOR=1 "$PMAPS" --color=always -f "$basic"
+[ "$rc" = 0 ] && grep -q "$esc" "$tmp/out"
+result color_always_beats_no_color
+
+run "$PMAPS" --color=never -f "$basic"
+[ "$rc" = 0 ] && ! grep -q "$esc" "$tmp/out"
+result color_never_has_none
+
+run "$PMAPS" -f "$basic"
+[ "$rc" = 0 ] && ! grep -q "$esc" "$tmp/out"
+result color_auto_not_a_tty
+
+# script(1) gives pmaps a terminal as stdout.
+on_tty() {
+	script -qec "$*" /dev/null < /dev/null > "$tmp/out" 2>&1
+}
+if command -v script > /dev/null && on_tty true; then
+	on_tty "NO_COLOR= '$PMAPS' -f '$basic'"
+	grep -q "$esc" "$tmp/out"
+	result color_auto_on_tty
+	on_tty "NO_COLOR=1 '$PMAPS' -f '$basic'"
+	! grep -q "$esc" "$tmp/out"
+	result no_color_on_tty
+else
+	skip color_auto_on_tty "no script(1)"
+	skip no_color_on_tty "no script(1)"
+fi
+
+# ---- filters, exact through --raw ----
+
+h_cat1='55d0c8a00000-55d0c8a02000 r--p 00000000 08:01 1234567                    /usr/bin/cat'
+h_cat2='55d0c8a02000-55d0c8a07000 r-xp 00002000 08:01 1234567                    /usr/bin/cat'
+h_cat3='55d0c8a07000-55d0c8a09000 rw-p 00007000 08:01 1234567                    /usr/bin/cat'
+h_heap='55d0c9b1e000-55d0c9b3f000 rw-p 00000000 00:00 0                          [heap]'
+h_anon='7f3a1c000000-7f3a1c021000 rw-p 00000000 00:00 0 '
+h_file='7f3a1d000000-7f3a1d200000 r--s 00010000 fd:01 987                        /tmp/my file (deleted)'
+h_buf='7f3a1d400000-7f3a1d404000 rw-p 00000000 00:00 0                          [anon:my buf]'
+h_stack='7ffd0e5a0000-7ffd0e5c1000 rw-p 00000000 00:00 0                          [stack]'
+h_vdso='7ffd0e5f4000-7ffd0e5f6000 r-xp 00000000 00:00 0                          [vdso]'
+
+if [ "$(getconf PAGESIZE)" != 4096 ]; then
+	for t in areas_heap areas_keywords areas_anon areas_substring \
+		 flags_set flags_clear flags_or_of_terms flags_names \
+		 range_clips_anon range_clips_file range_keeps_empty_vma \
+		 range_outside_everything filters_combine; do
+		skip "$t" "fixtures assume 4 KiB pages"
+	done
+else
+	run "$PMAPS" --raw --areas heap -f "$basic"
+	expect_text areas_heap 0 "$h_heap
+$(ranges '23035943710 16 Y_AUP__ 1' '23035943730 1 ____P__ 1')" ""
+
+	run "$PMAPS" --raw --areas stack,vdso -f "$basic"
+	expect_text areas_keywords 0 "$h_stack
+$(ranges '34356651454 3 YRAUPD_ 1')
+$h_vdso
+$(ranges '34356651508 2 Y__U___ 47')" ""
+
+	run "$PMAPS" --raw --areas anon -f "$basic"
+	expect_text areas_anon 0 "$h_anon
+$(ranges '34152235008 4 YRAUPD_ 1')
+$h_buf" ""
+
+	run "$PMAPS" --raw --areas 'my file' -f "$basic"
+	expect_text areas_substring 0 "$h_file
+$(ranges '16 1 __AU___ 1' '527 1 Y_AU___ 2')" ""
+
+	run "$PMAPS" --raw --flags D -f "$basic"
+	expect_text flags_set 0 "$h_cat3
+$(ranges '7 1 Y__UPD_ 1' '8 1 ___U_DW 1')
+$h_anon
+$(ranges '34152235008 4 YRAUPD_ 1')
+$h_stack
+$(ranges '34356651454 3 YRAUPD_ 1')" ""
+
+	run "$PMAPS" --raw --flags '~U' -f "$basic"
+	expect_text flags_clear 0 "$h_heap
+$(ranges '23035943730 1 ____P__ 1')" ""
+
+	run "$PMAPS" --raw --flags 'DW,~A~U' -f "$basic"
+	expect_text flags_or_of_terms 0 "$h_cat3
+$(ranges '8 1 ___U_DW 1')
+$h_heap
+$(ranges '23035943730 1 ____P__ 1')" ""
+
+	run "$PMAPS" --raw --flags 'writeback,~young~uptodate' -f "$basic"
+	expect_text flags_names 0 "$h_cat3
+$(ranges '8 1 ___U_DW 1')
+$h_heap
+$(ranges '23035943730 1 ____P__ 1')" ""
+
+	run "$PMAPS" --raw --range 55d0c9b20000,0x55D0C9B24000 -f "$basic"
+	expect_text range_clips_anon 0 "$h_heap
+$(ranges '23035943712 4 Y_AUP__ 1')" ""
+
+	# A page partly inside the range is kept whole, at either end.
+	run "$PMAPS" --raw --range 55d0c8a05800,55d0c8a06800 -f "$basic"
+	expect_text range_clips_file 0 "$h_cat2
+$(ranges '5 2 _R_U___ 2')" ""
+
+	run "$PMAPS" --raw --range 7f3a1d400000,7f3a1d401000 -f "$basic"
+	expect_text range_keeps_empty_vma 0 "$h_buf" ""
+
+	run "$PMAPS" --raw --range 1000,2000 -f "$basic"
+	expect_text range_outside_everything 0 "" ""
+
+	run "$PMAPS" --raw --areas cat --range 55d0c8a01000,55d0c8a08000 \
+		--flags Y -f "$basic"
+	expect_text filters_combine 0 "$h_cat1
+$(ranges '1 1 Y__U___ 3')
+$h_cat2
+$(ranges '2 1 YRAU___ 3')
+$h_cat3
+$(ranges '7 1 Y__UPD_ 1')" ""
+fi
+
+# ---- processes ----
+
+pid_max=$(cat /proc/sys/kernel/pid_max)
+run "$PMAPS" "$pid_max"
+expect_text unknown_pid_exit_1 1 "" "pmaps: no process $pid_max"
+
+name=pmaps-cli-$$-target
+run "$PMAPS" -p "$name"
+expect_text pid_name_no_match 1 "" "pmaps: no process named $name"
+
+# Scripts get valid JSON even when every target failed.
+run "$PMAPS" --json "$pid_max"
+if ! command -v python3 > /dev/null; then
+	skip json_when_every_target_fails "no python3"
+else
+	[ "$rc" = 1 ] && python3 -c '
+import json, sys
+sys.exit(json.load(open(sys.argv[1]))["targets"] != [])' "$tmp/out"
+	result json_when_every_target_fails
+fi
+
+# Continue past a missing process.
+run "$PMAPS" --raw "$pid_max" -f "$basic"
+expect_text unknown_pid_then_file 1 "$(cat "$basic")" \
+	"pmaps: no process $pid_max"
+
+# A target with a known layout: 16 anonymous pages between PROT_NONE
+# guards, 0-3 and 8 written; 3 pages of a file mapped from page 1, read.
+cat > "$tmp/target.c" <<'EOF'
+#define _DEFAULT_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+int main(int argc, char **argv)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+	volatile char sink = 0;
+	char *guard, *anon, *file;
+	int fd, i;
+
+	guard = mmap(NULL, 18 * ps, PROT_NONE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (argc < 2 || guard == MAP_FAILED)
+		return 1;
+	anon = guard + ps;
+	if (mprotect(anon, 16 * ps, PROT_READ | PROT_WRITE) ||
+	    madvise(anon, 16 * ps, MADV_NOHUGEPAGE))
+		return 1;
+	memset(anon, 1, 4 * ps);
+	anon[8 * ps] = 1;
+	fd = open(argv[1], O_RDONLY);
+	if (fd < 0)
+		return 1;
+	file = mmap(NULL, 3 * ps, PROT_READ, MAP_SHARED, fd, ps);
+	if (file == MAP_FAILED)
+		return 1;
+	for (i = 0; i < 3; i++)
+		sink += file[i * ps];
+	printf("%lx %lx %ld\n", (unsigned long)anon, (unsigned long)file, ps);
+	fflush(stdout);
+	pause();
+	return sink;
+}
+EOF
+
+start_target() {
+	${CC:-cc} -O2 -o "$tmp/$name" "$tmp/target.c" 2> "$tmp/err" ||
+		return 1
+	head -c 16384 /dev/urandom > "$tmp/data"
+	"$tmp/$name" "$tmp/data" > "$tmp/layout" &
+	target_pid=$!
+	i=0
+	while [ ! -s "$tmp/layout" ] && [ $i -lt 100 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	read -r anon file psize < "$tmp/layout" || return 1
+}
+
+process_tests="pagemap_anon_exact pagemap_file_exact auto_falls_back_to_pagemap
+	unknown_flags_match_neither pid_name_argv0 pid_name_comm
+	source_kernel_missing source_module_missing
+	not_root_lists_tried_sources not_root_pagemap_says_why"
+
+if [ "$(id -u)" != 0 ]; then
+	for t in $process_tests; do skip "$t" "needs root"; done
+elif ! start_target; then
+	diag "$tmp/err"
+	for t in $process_tests; do
+		not_ok "$t"
+	done
+	echo "# could not start the target process"
+else
+	anon_end=$(printf '%x' $((0x$anon + 16 * psize)))
+	anon_idx=$((0x$anon / psize))
+	anon_hdr=$(grep "^$anon-" "/proc/$target_pid/maps")
+	file_hdr=$(grep "^$file-" "/proc/$target_pid/maps")
+
+	# Y and P are '?' from pagemap; the page flags depend on the kernel.
+	flags='?[R_][A_]U?[D_]_'
+	run "$PMAPS" --source=pagemap --raw --range "$anon,$anon_end" \
+		"$target_pid"
+	head -n 1 "$tmp/out" > "$tmp/got_hdr"
+	printf '%s\n' "$anon_hdr" > "$tmp/want_hdr"
+	[ "$rc" = 0 -a ! -s "$tmp/err" ] &&
+		cmp -s "$tmp/got_hdr" "$tmp/want_hdr" &&
+		[ "$(wc -l < "$tmp/out")" = 3 ] &&
+		sed -n 2p "$tmp/out" |
+		grep -qx "$anon_idx${tab}4${tab}$flags${tab}1" &&
+		sed -n 3p "$tmp/out" |
+		grep -qx "$((anon_idx + 8))${tab}1${tab}$flags${tab}1"
+	result pagemap_anon_exact
+	cp "$tmp/out" "$tmp/pagemap_anon"
+
+	run "$PMAPS" --source=pagemap --raw --areas "$tmp/data" "$target_pid"
+	head -n 1 "$tmp/out" > "$tmp/got_hdr"
+	printf '%s\n' "$file_hdr" > "$tmp/want_hdr"
+	[ "$rc" = 0 -a ! -s "$tmp/err" ] &&
+		cmp -s "$tmp/got_hdr" "$tmp/want_hdr" &&
+		[ "$(wc -l < "$tmp/out")" = 2 ] &&
+		sed -n 2p "$tmp/out" | grep -qx "1${tab}3${tab}?..U?..${tab}1"
+	result pagemap_file_exact
+
+	if [ -e /proc/self/pmaps ] || [ -e /proc/pmaps_ext ]; then
+		skip auto_falls_back_to_pagemap "kernel or module source here"
+	else
+		run "$PMAPS" --raw --range "$anon,$anon_end" "$target_pid"
+		expect auto_falls_back_to_pagemap 0 "$tmp/pagemap_anon" ""
+	fi
+
+	# '?' is neither set nor clear: no range passes Y, nor ~Y.
+	run "$PMAPS" --source=pagemap --raw --range "$anon,$anon_end" \
+		--flags 'Y,~Y,~P' "$target_pid"
+	expect_text unknown_flags_match_neither 0 "" ""
+
+	# argv[0] has the whole name, comm only its first 15 bytes.
+	run "$PMAPS" --source=pagemap --raw --range "$anon,$anon_end" \
+		-p "$name"
+	[ "$rc" = 0 ] &&
+		cmp -s "$tmp/out" "$tmp/pagemap_anon"
+	result pid_name_argv0
+	comm=$(cat "/proc/$target_pid/comm")
+	run "$PMAPS" --source=pagemap --raw --range "$anon,$anon_end" \
+		-p "$comm"
+	[ "$rc" = 0 -a "$comm" != "$name" ] &&
+		cmp -s "$tmp/out" "$tmp/pagemap_anon"
+	result pid_name_comm
+
+	kernel_why="/proc/$target_pid/pmaps: No such file or directory (this kernel lacks the pmaps patches)"
+	module_why="/proc/pmaps_ext/$target_pid: No such file or directory (module not loaded: sudo modprobe pmaps_ext, or sudo make load in its source tree)"
+	pagemap_why="open /proc/kpageflags: Permission denied (needs root); run as root (sudo pmaps), or load the module to read your own processes without root"
+	if [ -e /proc/self/pmaps ]; then
+		skip source_kernel_missing "/proc/PID/pmaps exists here"
+	else
+		run "$PMAPS" --source=kernel "$target_pid"
+		expect_text source_kernel_missing 1 "" "pmaps: kernel: $kernel_why"
+	fi
+	if [ -e /proc/pmaps_ext ]; then
+		skip source_module_missing "the module is loaded here"
+	else
+		run "$PMAPS" --source=module "$target_pid"
+		expect_text source_module_missing 1 "" "pmaps: module: $module_why"
+	fi
+
+	nobody="setpriv --reuid=65534 --regid=65534 --clear-groups"
+	if [ -e /proc/self/pmaps ] || [ -e /proc/pmaps_ext ]; then
+		skip not_root_lists_tried_sources "kernel or module source here"
+		skip not_root_pagemap_says_why "kernel or module source here"
+	elif ! $nobody "$PMAPS" --version > /dev/null 2>&1; then
+		skip not_root_lists_tried_sources "setpriv cannot run pmaps"
+		skip not_root_pagemap_says_why "setpriv cannot run pmaps"
+	else
+		run $nobody "$PMAPS" "$target_pid"
+		expect_text not_root_lists_tried_sources 1 "" \
+			"pmaps: cannot read process $target_pid, tried each source:
+  kernel: $kernel_why
+  module: $module_why
+  pagemap: $pagemap_why"
+		run $nobody "$PMAPS" --source=pagemap "$target_pid"
+		expect_text not_root_pagemap_says_why 1 "" \
+			"pmaps: pagemap: $pagemap_why"
+	fi
+fi
+
+echo "1..$nr"
+[ "$failed" = 0 ]
