@@ -75,11 +75,11 @@ int pmaps_map_to_text(const struct pmaps_map *map, char **text, size_t *len);
 /* ---- filters (filter.c) ---- */
 
 /*
- * A page-types style flag expression, e.g. "D,~W": a comma-separated list
- * of terms, each a set of letters that must all be set, with "~" before a
- * letter meaning it must be clear; a range matches if any term matches.
- * Letters are YRAUPDW, or names young, referenced, active, uptodate,
- * ptedirty, dirty, writeback.
+ * Page-types style flag selection (its -b option): each --flags EXPR is one
+ * term, a comma-separated list of flags that must all hold, "~" before a
+ * flag meaning it must be clear, e.g. "D,~W"; a range matches if any term
+ * matches.  Flags are letters YRAUPDW, or names young, referenced, active,
+ * uptodate, ptedirty, dirty, writeback.
  */
 #define PMAPS_MAX_TERMS 16
 struct pmaps_flag_expr {
@@ -99,6 +99,7 @@ struct pmaps_filter {
 	unsigned long long lo, hi;
 };
 
+/* Add the term of one --flags option to expr. */
 int pmaps_flag_expr_parse(const char *s, struct pmaps_flag_expr *expr,
 			  char *err, size_t errlen);
 bool pmaps_flag_expr_match(const struct pmaps_flag_expr *expr,

@@ -44,9 +44,9 @@ static bool is_lower(char c)
 }
 
 /*
- * One term, s[0..n): letters and names, each optionally after '~'.
- * Uppercase is a letter, a run of lowercase is a name, so "Ddirty" and
- * "~young~W" both read without separators.
+ * One comma-separated item, s[0..n): letters and names, each optionally
+ * after '~'.  Uppercase is a letter, a run of lowercase is a name, so
+ * "Ddirty" and "~young~W" both read without separators.
  */
 static int parse_term(const char *s, size_t n, const char *whole,
 		      unsigned int *set, unsigned int *clear, char *err,
@@ -59,7 +59,7 @@ static int parse_term(const char *s, size_t n, const char *whole,
 	if (!n) {
 		snprintf(err, errlen,
 			 "pmaps: --flags: expected " EXPECTED_FLAG
-			 ", got an empty term in '%s'", whole);
+			 ", got an empty item in '%s'", whole);
 		return -1;
 	}
 	while (i < n) {
@@ -88,8 +88,8 @@ static int parse_term(const char *s, size_t n, const char *whole,
 		}
 		if ((negate ? *set : *clear) & (1U << bit)) {
 			snprintf(err, errlen,
-				 "pmaps: --flags: expected %c either set or clear in a term, got both in '%s'",
-				 pmaps_flag_letters[bit], whole);
+				 "pmaps: --flags: expected each flag either set or clear, got both in '%s'",
+				 whole);
 			return -1;
 		}
 		*(negate ? clear : set) |= 1U << bit;
@@ -98,29 +98,44 @@ static int parse_term(const char *s, size_t n, const char *whole,
 	return 0;
 }
 
+/*
+ * Add one term to expr, as page-types' -b does: comma-separated flags that
+ * must all hold.  Each --flags option is one term; a range matches if any
+ * term does.
+ */
 int pmaps_flag_expr_parse(const char *s, struct pmaps_flag_expr *expr,
 			  char *err, size_t errlen)
 {
+	unsigned int set = 0, clear = 0, item_set, item_clear;
 	const char *p = s;
 
-	memset(expr, 0, sizeof(*expr));
+	if (expr->nr_terms == PMAPS_MAX_TERMS) {
+		snprintf(err, errlen,
+			 "pmaps: --flags: expected at most %d --flags options, got '%s' too",
+			 PMAPS_MAX_TERMS, s);
+		return -1;
+	}
 	for (;;) {
 		size_t n = strcspn(p, ",");
 
-		if (expr->nr_terms == PMAPS_MAX_TERMS) {
+		if (parse_term(p, n, s, &item_set, &item_clear, err, errlen))
+			return -1;
+		if ((item_set & clear) || (item_clear & set)) {
 			snprintf(err, errlen,
-				 "pmaps: --flags: expected at most %d comma-separated terms, got '%s'",
-				 PMAPS_MAX_TERMS, s);
+				 "pmaps: --flags: expected each flag either set or clear, got both in '%s'",
+				 s);
 			return -1;
 		}
-		if (parse_term(p, n, s, &expr->set[expr->nr_terms],
-			       &expr->clear[expr->nr_terms], err, errlen))
-			return -1;
-		expr->nr_terms++;
+		set |= item_set;
+		clear |= item_clear;
 		if (!p[n])
-			return 0;
+			break;
 		p += n + 1;
 	}
+	expr->set[expr->nr_terms] = set;
+	expr->clear[expr->nr_terms] = clear;
+	expr->nr_terms++;
+	return 0;
 }
 
 /*

@@ -203,12 +203,12 @@ $usage_hint"
 
 run "$PMAPS" --flags D,,W 1
 expect_text bad_flags_empty_term 2 "" \
-	"pmaps: --flags: expected $flag_help, got an empty term in 'D,,W'
+	"pmaps: --flags: expected $flag_help, got an empty item in 'D,,W'
 $usage_hint"
 
 run "$PMAPS" --flags 'dirty~dirty' 1
 expect_text bad_flags_set_and_clear 2 "" \
-	"pmaps: --flags: expected D either set or clear in a term, got both in 'dirty~dirty'
+	"pmaps: --flags: expected each flag either set or clear, got both in 'dirty~dirty'
 $usage_hint"
 
 run "$PMAPS" --address 7fzz 1
@@ -324,13 +324,17 @@ $(ranges '34356651454 3 YRAUPD_ 1')" ""
 	expect_text flags_clear 0 "$h_heap
 $(ranges '23035943730 1 ____P__ 1')" ""
 
-	run "$PMAPS" --raw --flags 'DW,~A~U' -f "$basic"
-	expect_text flags_or_of_terms 0 "$h_cat3
+	run "$PMAPS" --raw --flags 'D,W' -f "$basic"
+	expect_text flags_comma_is_and 0 "$h_cat3
+$(ranges '8 1 ___U_DW 1')" ""
+
+	run "$PMAPS" --raw --flags DW --flags '~A,~U' -f "$basic"
+	expect_text flags_repeated_is_or 0 "$h_cat3
 $(ranges '8 1 ___U_DW 1')
 $h_heap
 $(ranges '23035943730 1 ____P__ 1')" ""
 
-	run "$PMAPS" --raw --flags 'writeback,~young~uptodate' -f "$basic"
+	run "$PMAPS" --raw --flags writeback --flags '~young,~uptodate' -f "$basic"
 	expect_text flags_names 0 "$h_cat3
 $(ranges '8 1 ___U_DW 1')
 $h_heap
@@ -496,7 +500,7 @@ else
 
 	# '?' is neither set nor clear: no range passes Y, nor ~Y.
 	run "$PMAPS" --source=pagemap --raw --range "$anon,$anon_end" \
-		--flags 'Y,~Y,~P' "$target_pid"
+		--flags Y --flags '~Y' --flags '~P' "$target_pid"
 	expect_text unknown_flags_match_neither 0 "" ""
 
 	# argv[0] has the whole name, comm only its first 15 bytes.
