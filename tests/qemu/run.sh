@@ -1,11 +1,15 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Boot each Debian kernel in QEMU (TCG) with the module and the guest
-# programs in a busybox initramfs, and judge the run from the host.
+# Boot each kernel in QEMU (TCG) with the module and the guest programs in
+# a busybox initramfs, and judge the run from the host.
 #
-#   tests/qemu/run.sh [--mode check|demo] [KERNEL_RELEASE...]
+#   tests/qemu/run.sh [--mode check|demo|patched] [KERNEL...]
 #
-# Default: every kernel tests/kernels.sh names.  A kernel passes when the
+# KERNEL is a Debian release (its /boot/vmlinuz and /usr/src/linux-headers)
+# or NAME:IMAGE:KDIR for a kernel built here (tests/kernel/build.sh).
+# Default: every Debian kernel tests/kernels.sh names.  Mode patched runs
+# the suites against both the module and /proc/PID/pmaps of a patched
+# kernel, its selftest, and compares the two texts.  A kernel passes when the
 # guest wrote its closing token to the second serial port, and the console
 # shows no BUG:, WARNING:, Oops, soft lockup or panic.  Prints the TAP it
 # got and, last, "qemu: N passed, N failed, N skipped" over all kernels.
@@ -24,14 +28,17 @@ command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing: run
 [ -x /bin/busybox ] || die "/bin/busybox missing: run tests/deps.sh"
 
 make -s -C "$top/tests/guest" O="$build/guest" || die "building the guest programs failed"
+make -s -C "$top/userspace" O="$build/userspace-static" LDFLAGS=-static ||
+	die "building a static pmaps failed"
 
-# Build the module for $1 in a private copy, so kernels never share objects.
+# Build the module for kernel $1 against $2 in a private copy, so kernels
+# never share objects.
 build_module() {
 	src=$build/module-$1
 	rm -rf "$src"
 	mkdir -p "$src"
 	cp -r "$top/Kbuild" "$top/module" "$src/"
-	make -s -C "/usr/src/linux-headers-$1" M="$src" W=1 modules \
+	make -s -C "$2" M="$src" W=1 modules \
 		> "$src/build.log" 2>&1
 	status=$?
 	if [ $status -ne 0 ] || grep -qE 'warning:|error:' "$src/build.log"; then
@@ -49,6 +56,9 @@ pack_initramfs() {
 	cp "$top/tests/guest/lifecycle.sh" "$root/"
 	cp "$build/module-$1/pmaps_ext.ko" "$root/"
 	find "$build/guest" -maxdepth 1 -type f -perm -u+x -exec cp {} "$root/bin/" \;
+	[ -z "${SELFTEST:-}" ] || cp "$SELFTEST" "$root/bin/"
+	cp "$top/tests/guest/compare.sh" "$top/tests/guest/pmaps_cli.sh" "$root/"
+	cp "$build/userspace-static/pmaps" "$root/bin/"
 	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$build/initramfs-$1.cpio.gz"
 }
 
@@ -60,21 +70,36 @@ boot() {
 	timeout 600 qemu-system-x86_64 -machine q35 -accel tcg -cpu max \
 		-smp 2 -m 1G -no-reboot -display none -monitor none \
 		-serial "file:$console" -serial "file:$result" \
-		-kernel "/boot/vmlinuz-$rel" -initrd "$build/initramfs-$rel.cpio.gz" \
+		-kernel "$image" -initrd "$build/initramfs-$rel.cpio.gz" \
 		-append "console=ttyS0 panic_on_warn=1 oops=panic panic=-1 softlockup_panic=1 pmaps.mode=$mode"
 }
 
 passed=0 failed=0 skipped=0
 count() { grep -cE "$1" "$2"; }
-for rel in $kernels; do
-	[ -f "/boot/vmlinuz-$rel" ] || die "no /boot/vmlinuz-$rel: run tests/deps.sh"
+for spec in $kernels; do
+	case $spec in
+	*:*:*)
+		rel=${spec%%:*}
+		image=${spec#*:}
+		kdir=${image#*:}
+		image=${image%%:*}
+		;;
+	*)
+		rel=$spec
+		image=/boot/vmlinuz-$rel
+		kdir=/usr/src/linux-headers-$rel
+		;;
+	esac
+	[ -f "$image" ] || die "no kernel image $image: run tests/deps.sh"
 	echo "qemu: kernel $rel"
-	build_module "$rel" || { echo "qemu: $rel: module build failed"; failed=$((failed + 1)); continue; }
+	build_module "$rel" "$kdir" || { echo "qemu: $rel: module build failed"; failed=$((failed + 1)); continue; }
 	pack_initramfs "$rel"
 	start=$(date +%s)
 	boot "$rel"
 	echo "qemu: $rel: guest ran $(($(date +%s) - start)) s"
 	touch "$result"
+	# The serial port turns every newline into CRLF.
+	sed -i 's/\r$//' "$result"
 	if [ "$mode" = demo ]; then
 		grep -v '^pmaps-guest: done' "$result"
 	else
