@@ -57,7 +57,8 @@ pack_initramfs() {
 	cp "$build/module-$1/pmaps_ext.ko" "$root/"
 	find "$build/guest" -maxdepth 1 -type f -perm -u+x -exec cp {} "$root/bin/" \;
 	[ -z "${SELFTEST:-}" ] || cp "$SELFTEST" "$root/bin/"
-	cp "$top/tests/guest/compare.sh" "$top/tests/guest/pmaps_cli.sh" "$root/"
+	cp "$top/tests/guest/compare.sh" "$top/tests/guest/pmaps_cli.sh" \
+		"$top/tests/guest/lib.sh" "$root/"
 	cp "$build/userspace-static/pmaps" "$root/bin/"
 	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$build/initramfs-$1.cpio.gz"
 }
