@@ -13,6 +13,10 @@ if [ "${CI:-}" = true ] || ! have_lists; then
 fi
 
 want="qemu-system-x86 busybox-static cpio gzip make gcc libc6-dev"
+# Building the patched kernel (tests/kernel/build.sh).
+want="$want flex bison bc libelf-dev libssl-dev xz-utils git"
+# checkpatch.pl runs scripts/spdxcheck.py, which needs these.
+want="$want python3-ply python3-git"
 for rel in $("$here/kernels.sh"); do
 	want="$want linux-image-$rel linux-headers-$rel"
 done
