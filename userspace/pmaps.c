@@ -16,7 +16,10 @@
 
 #include "cli.h"
 
-#define PMAPS_VERSION	"0.1"
+/* From dkms.conf, the one place the version is written (see Makefile). */
+#ifndef PMAPS_VERSION
+#error "PMAPS_VERSION comes from the Makefile"
+#endif
 
 /* Long-only options start above any character. */
 enum {
