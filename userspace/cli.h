@@ -128,6 +128,9 @@ struct pmaps_view_opts {
 	bool decode;		/* -d: flag names instead of letters */
 	bool totals;		/* per-VMA totals lines in the default view */
 	unsigned long long address;	/* for PMAPS_VIEW_ADDRESS */
+	/* --range START,END: PMAPS_VIEW_PAGES shows only [lo, hi) */
+	bool has_range;
+	unsigned long long lo, hi;
 };
 
 /* Show every document; JSON is one document for the whole run. */

@@ -250,6 +250,7 @@ static enum pmaps_status add_target(struct options *o, enum target_kind kind,
 static enum pmaps_status parse_option(struct options *o, int opt,
 				      const char *arg)
 {
+	enum pmaps_status status;
 	char err[512];
 
 	switch (opt) {
@@ -304,7 +305,14 @@ static enum pmaps_status parse_option(struct options *o, int opt,
 		o->filter.has_flags = true;
 		return PMAPS_OK;
 	case OPT_RANGE:
-		return parse_range_opt(arg, &o->filter);
+		status = parse_range_opt(arg, &o->filter);
+		if (status)
+			return status;
+		/* The pages view walks pagemap by address: limit it too. */
+		o->view.has_range = true;
+		o->view.lo = o->filter.lo;
+		o->view.hi = o->filter.hi;
+		return PMAPS_OK;
 	case OPT_TOTALS:
 		o->view.totals = true;
 		return PMAPS_OK;

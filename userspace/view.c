@@ -1017,7 +1017,7 @@ static void page_line(struct vctx *c, unsigned long long addr,
 	} else if (e & PMAPS_PM_SWAP) {
 		put_swap(o, e);
 	} else {
-		ob_str(o, "present, not listed");
+		ob_str(o, "present (not listed)");
 	}
 	if (have_e)
 		put_pm_bits(o, e);
@@ -1071,9 +1071,14 @@ static void pages_gap(struct vctx *c, const struct pmaps_vma *v,
 
 static void pages_vma(struct vctx *c, const struct pmaps_vma *v)
 {
-	unsigned long long pos = v->start, pending = 0, k;
+	unsigned long long pos = v->start, end = v->end, pending = 0, k;
 	size_t j;
 
+	/* Ranges are clipped to --range already; the gaps must be too. */
+	if (c->opts->has_range) {
+		pos = pos > c->opts->lo ? pos : c->opts->lo;
+		end = end < c->opts->hi ? end : c->opts->hi;
+	}
 	vma_header(c, v);
 	for (j = 0; j < v->nr_ranges; j++) {
 		const struct pmaps_range *r = &v->ranges[j];
@@ -1094,7 +1099,7 @@ static void pages_vma(struct vctx *c, const struct pmaps_vma *v)
 		}
 		pos = ra + r->count * c->psize;
 	}
-	pages_gap(c, v, pos, v->end, &pending);
+	pages_gap(c, v, pos, end, &pending);
 	flush_not_present(c, &pending);
 }
 

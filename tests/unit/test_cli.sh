@@ -447,7 +447,7 @@ start_target() {
 	read -r anon file psize < "$tmp/layout" || return 1
 }
 
-process_tests="pagemap_anon_exact pagemap_file_exact auto_falls_back_to_pagemap
+process_tests="pagemap_anon_exact pagemap_file_exact pages_stay_in_range auto_falls_back_to_pagemap
 	unknown_flags_match_neither pid_name_argv0 pid_name_comm
 	source_kernel_missing source_module_missing
 	not_root_lists_tried_sources not_root_pagemap_says_why"
@@ -465,6 +465,17 @@ else
 	anon_idx=$((0x$anon / psize))
 	anon_hdr=$(grep "^$anon-" "/proc/$target_pid/maps")
 	file_hdr=$(grep "^$file-" "/proc/$target_pid/maps")
+
+	# --pages walks pagemap itself: it must keep to --range as well.
+	lo=$(printf '%x' $((0x$anon + 2 * psize)))
+	run "$PMAPS" --source=pagemap --pages --range "$lo,$anon_end" "$target_pid"
+	outside=0
+	for addr in $(sed -n 's/^  \([0-9a-f]*\) .*/\1/p' "$tmp/out"); do
+		[ $((0x$addr)) -ge $((0x$lo)) ] && [ $((0x$addr)) -lt $((0x$anon_end)) ] ||
+			outside=$((outside + 1))
+	done
+	[ "$rc" = 0 ] && [ "$outside" = 0 ] && grep -q "^  0*$lo " "$tmp/out"
+	result pages_stay_in_range
 
 	# Y and P are '?' from pagemap; the page flags depend on the kernel.
 	flags='?[R_][A_]U?[D_]_'
