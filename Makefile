@@ -2,19 +2,32 @@
 #
 # make                 build pmaps_ext.ko for the running kernel (or KDIR=)
 # make load / unload   insmod + mount on /proc/pmaps_ext, and back (root)
+# make pmaps           build the pmaps reader (userspace/pmaps)
+# make install         install pmaps and pmaps.1 (PREFIX=, DESTDIR=)
+# make modules_install install the module and its modprobe.d rule
 # make check           the whole suite: host tests and QEMU guests
 # make demo            boot a guest, load the module, show a demo process
+# make kernel-check    apply patches/, build, boot and check the kernels
 # make style           checkpatch.pl -f (from linux-source-6.12) on module/
+# make fuzz            fuzz the parser for FUZZ_SECONDS (default 600)
+# make bench           userspace throughput and pagemap source vs page-types
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 MOUNT_POINT := /proc/pmaps_ext
 
-.PHONY: all modules clean load unload check demo style modules_install
+.PHONY: all modules clean load unload check demo style modules_install \
+	pmaps install kernel-check fuzz bench
 
 all: modules
 
 modules:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
+
+pmaps:
+	$(MAKE) -C userspace
+
+install:
+	$(MAKE) -C userspace install
 
 modules_install: modules
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
@@ -44,3 +57,13 @@ demo:
 
 style:
 	tests/style.sh
+
+kernel-check:
+	tests/deps.sh
+	tests/kernel/run.sh
+
+fuzz:
+	FUZZ_SECONDS=$${FUZZ_SECONDS:-600} tests/fuzz/run.sh
+
+bench:
+	tests/bench/userspace.sh

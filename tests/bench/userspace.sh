@@ -1,0 +1,246 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Userspace benchmark, not a test: prints numbers and ratios measured side
+# by side in this run, never a pass/fail line for make check.
+#
+#  (a) pmaps parse + default view of a generated document of 1M range
+#      lines (pmaps -f DOC > /dev/null), in range lines per second, and its
+#      ratio to the 1M lines/s target;
+#  (b) pmaps --source=pagemap PID against page-types -p PID -l -M on the
+#      same process (256 MiB anonymous memory with every other page written,
+#      plus a 64 MiB file mapping read whole), and whether pmaps is at least
+#      as fast.
+# Each time is the median of RUNS (default 5) runs, the two commands of a
+# pair interleaved so that both see the same machine load.  If hyperfine
+# (and jq, to read its results) is installed it does the timing instead,
+# running each command's RUNS back to back after a warm-up.
+#
+# Needs root (pagemap PFNs, /proc/kpageflags).  page-types is built from
+# tools/mm of the linux-source-6.12 tarball (tests/linux-source.sh) into
+# $BUILD/page-types; nothing of it is kept in the tree.
+#
+#   tests/bench/userspace.sh    [PMAPS=binary] [RUNS=5] [DOC_LINES=1000000]
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=${BUILD:-$top/build}
+bench=$build/bench
+runs=${RUNS:-5}
+lines=${DOC_LINES:-1000000}
+mkdir -p "$bench"
+
+die() { echo "bench: $*" >&2; exit 1; }
+[ "$(id -u)" -eq 0 ] || die "needs root for pagemap and kpageflags"
+cc=${CC:-gcc}
+
+# ---- page-types ----
+pt=$build/page-types
+if [ ! -x "$pt/page-types" ]; then
+	tarball=$("$top/tests/linux-source.sh")
+	rm -rf "$pt"
+	mkdir -p "$pt"
+	echo "# extracting page-types from $(basename "$tarball")"
+	# page-types.c, two uapi headers it includes by relative path, and
+	# the two files of tools/lib/api it links (fs.c finds debugfs).
+	tar -xJf "$tarball" -C "$pt" --strip-components=1 --wildcards \
+		'linux-source-6.12/tools/mm/page-types.c' \
+		'linux-source-6.12/tools/lib/api/*' \
+		'linux-source-6.12/tools/include/*' \
+		'linux-source-6.12/include/uapi/linux/kernel-page-flags.h' \
+		'linux-source-6.12/include/uapi/linux/magic.h'
+	(cd "$pt/tools" && $cc -O2 -Wall -Ilib -Ilib/api -Iinclude -pthread \
+		-o "$pt/page-types" mm/page-types.c lib/api/fs/fs.c \
+		lib/api/debug.c) || die "building page-types failed"
+fi
+
+# ---- helper: document generator and target process ----
+helper=$bench/helper
+cat > "$bench/helper.c" <<'EOF'
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * helper gen N:         a pmaps document of N range lines on stdout
+ * helper target FILE:   256 MiB anon, every other page written, FILE
+ *                       mapped and read; prints "ready", then sleeps
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char *const flags[] = {
+	"YRAU___", "Y__UP__", "YRAUPD_", "_R_U___", "___U_DW", "Y_AUP__",
+};
+
+static int gen(unsigned long n)
+{
+	unsigned long long ps = sysconf(_SC_PAGESIZE), start, vpn;
+	unsigned long k, i, per = 128;
+
+	for (k = 0; n; k++) {
+		/* 256 pages per VMA, a range on every other page */
+		start = 0x7f0000000000ULL + k * 256 * ps;
+		vpn = start / ps;
+		if (k % 4 == 3) {
+			printf("%llx-%llx r--p %08llx fd:01 %lu%*s/usr/lib/x86_64-linux-gnu/libbench%lu.so\n",
+			       start, start + 256 * ps, 0x1000ULL * k,
+			       1000 + k, 20, "", k);
+			vpn = k;	/* offset 0x1000 * k is page k */
+		} else {
+			printf("%llx-%llx rw-p 00000000 00:00 0\n", start,
+			       start + 256 * ps);
+		}
+		for (i = 0; i < per && n; i++, n--)
+			printf("%llu\t1\t%s\t%d\n", vpn + 2 * i,
+			       flags[(k + i) % 6], 1 + (i % 3 == 0));
+	}
+	return fflush(stdout) ? 1 : 0;
+}
+
+static int target(const char *path)
+{
+	size_t ps = sysconf(_SC_PAGESIZE), len = 256UL << 20, i;
+	volatile char sum = 0;
+	struct stat st;
+	char *a, *f;
+	int fd;
+
+	a = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (a == MAP_FAILED)
+		return 1;
+	/* 4 KiB pages, so every other page really is a range of its own */
+	madvise(a, len, MADV_NOHUGEPAGE);
+	for (i = 0; i < len; i += 2 * ps)
+		a[i] = 1;
+	fd = open(path, O_RDONLY);
+	if (fd < 0 || fstat(fd, &st))
+		return 1;
+	f = mmap(NULL, st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	if (f == MAP_FAILED)
+		return 1;
+	for (i = 0; i < (size_t)st.st_size; i += ps)
+		sum += f[i];
+	printf("ready\n");
+	fflush(stdout);
+	pause();
+	return sum;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[1], "gen"))
+		return gen(strtoul(argv[2], NULL, 10));
+	if (argc == 3 && !strcmp(argv[1], "target"))
+		return target(argv[2]);
+	fprintf(stderr, "usage: helper gen N | helper target FILE\n");
+	return 2;
+}
+EOF
+$cc -std=c11 -O2 -Wall -Wextra -Werror -o "$helper" "$bench/helper.c" ||
+	die "building the helper failed"
+
+# ---- pmaps ----
+pmaps=${PMAPS:-$top/userspace/pmaps}
+if [ ! -x "$pmaps" ]; then
+	# Not built yet in the tree: build a private copy, if the code builds.
+	if make -s -C "$top/userspace" O="$bench/userspace" \
+		> "$bench/make.log" 2>&1; then
+		pmaps=$bench/userspace/pmaps
+	else
+		echo "# pmaps does not build yet (see $bench/make.log)"
+		pmaps=
+	fi
+fi
+[ -z "$pmaps" ] || echo "# pmaps: $pmaps ($("$pmaps" --version))"
+echo "# page-types: $pt/page-types (linux-source-6.12)"
+
+# ---- timing ----
+now() { date +%s%N; }
+# time_ns CMD...: nanoseconds of one run, output to /dev/null
+time_ns() {
+	t0=$(now)
+	"$@" > /dev/null
+	t1=$(now)
+	echo $((t1 - t0))
+}
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+# measure CMD [CMD2]: median nanoseconds of each into $med1 and $med2,
+# the commands interleaved run by run.  Commands are split on blanks.
+measure() {
+	if command -v hyperfine >/dev/null && command -v jq >/dev/null; then
+		hyperfine -N -w 1 -r "$runs" --export-json "$bench/hf.json" \
+			"$@" > /dev/null 2>&1
+		med1=$(jq '.results[0].median * 1e9 | floor' "$bench/hf.json")
+		med2=$(jq '.results[-1].median * 1e9 | floor' "$bench/hf.json")
+		return
+	fi
+	set -f
+	: > "$bench/1.ns"
+	: > "$bench/2.ns"
+	# one warm-up each, so both start with warm caches
+	for c in "$@"; do
+		$c > /dev/null
+	done
+	i=0
+	while [ $i -lt "$runs" ]; do
+		# shellcheck disable=SC2086
+		time_ns $1 >> "$bench/1.ns"
+		# shellcheck disable=SC2086
+		[ $# -lt 2 ] || time_ns $2 >> "$bench/2.ns"
+		i=$((i + 1))
+	done
+	set +f
+	med1=$(median < "$bench/1.ns")
+	med2=$(median < "$bench/2.ns")
+}
+ms() { awk -v ns="$1" 'BEGIN { printf "%.1f ms", ns / 1e6 }'; }
+
+# ---- (a) parse + default view ----
+doc=$bench/doc-$lines.txt
+[ -s "$doc" ] || "$helper" gen "$lines" > "$doc"
+if [ -n "$pmaps" ]; then
+	measure "$pmaps -f $doc"
+	t=$med1
+	awk -v n="$lines" -v ns="$t" -v mb="$(du -m "$doc" | cut -f1)" 'BEGIN {
+		rate = n / (ns / 1e9)
+		printf "(a) pmaps -f DOC > /dev/null: %d range lines (%d MB) in %.1f ms: %.0f lines/s\n", n, mb, ns / 1e6, rate
+		printf "    ratio to the 1M lines/s target: %.2f (%s)\n", rate / 1e6, (rate >= 1e6) ? "met" : "NOT met"
+	}'
+else
+	echo "(a) skipped: no pmaps binary"
+fi
+
+# ---- (b) pagemap source against page-types ----
+data=$bench/data.bin
+[ -s "$data" ] || dd if=/dev/urandom of="$data" bs=1M count=64 status=none
+"$helper" target "$data" > "$bench/target.out" &
+tpid=$!
+trap 'kill "$tpid" 2>/dev/null || true' EXIT INT TERM
+i=0
+until grep -q ready "$bench/target.out" 2>/dev/null; do
+	i=$((i + 1))
+	[ $i -lt 300 ] || die "target process did not get ready"
+	sleep 0.1
+done
+
+ptcmd="$pt/page-types -p $tpid -l -M"
+ptlines=$($ptcmd | wc -l)
+if [ -n "$pmaps" ]; then
+	pmcmd="$pmaps --source=pagemap $tpid"
+	pmlines=$($pmcmd | wc -l)
+	measure "$pmcmd" "$ptcmd"
+	med_a=$med1 med_b=$med2
+	echo "(b) target $tpid: 256 MiB anon, every other page written; 64 MiB file mapping"
+	echo "    pmaps --source=pagemap PID:  $(ms "$med_a") median of $runs ($pmlines lines)"
+	echo "    page-types -p PID -l -M:     $(ms "$med_b") median of $runs ($ptlines lines)"
+	awk -v a="$med_a" -v b="$med_b" 'BEGIN {
+		printf "    ratio pmaps / page-types: %.2f\n", a / b
+		printf "    pmaps pagemap source at least as fast as page-types: %s\n", (a <= b) ? "yes" : "no"
+	}'
+else
+	measure "$ptcmd"
+	echo "(b) page-types -p PID -l -M: $(ms "$med1") median of $runs ($ptlines lines); pmaps side skipped"
+fi

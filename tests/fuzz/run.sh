@@ -1,0 +1,172 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Fuzz pmaps with libFuzzer for FUZZ_SECONDS (default 30) in all, and print
+# TAP:
+#   1  every saved crash in tests/unit/fixtures/fuzz-regressions/ now passes
+#   2  fuzz_parse (the parser alone, fast) found nothing in half the time
+#   3  fuzz_cli (parser, pmaps_print_text, filters and every view: the same
+#      source built with -DFUZZ_CLI) found nothing in the other half
+# Both start from tests/fuzz/corpus/ and the unit fixtures.  A new crash is
+# copied into tests/unit/fixtures/fuzz-regressions/, so it stays a
+# regression test after this run's scratch files are gone.
+#
+#   tests/fuzz/run.sh            build, replay, fuzz
+#   tests/fuzz/run.sh --merge    then rebuild tests/fuzz/corpus from it and
+#                                this run's finds (libFuzzer -merge=1)
+#
+# Needs clang with the libFuzzer runtime (Debian: clang-14 and
+# libclang-rt-14-dev); installs them through apt if missing.
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=${BUILD:-$top/build}/fuzz
+seconds=${FUZZ_SECONDS:-30}
+regress=$top/tests/unit/fixtures/fuzz-regressions
+merge=
+[ "${1:-}" = --merge ] && merge=1
+
+mkdir -p "$build"
+cflags="-std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -g -O1
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+	-fno-omit-frame-pointer -I$top/userspace -I$top/userspace/lib"
+
+# Try a throwaway build first: clang may exist without the fuzzer runtime.
+cc=${CC_FUZZ:-clang}
+probe() {
+	echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n)
+	{ return d && n ? 0 : 0; }' > "$build/probe.c"
+	"$cc" -fsanitize=fuzzer -o "$build/probe" "$build/probe.c" \
+		>/dev/null 2>&1
+}
+if ! probe; then
+	export DEBIAN_FRONTEND=noninteractive
+	echo "# fuzz: installing clang-14 and libclang-rt-14-dev"
+	apt-get install -y -qq clang-14 libclang-rt-14-dev >/dev/null 2>&1 || {
+		apt-get update -qq && apt-get install -y -qq clang-14 \
+			libclang-rt-14-dev >/dev/null
+	}
+	cc=clang-14
+	probe || { echo "1..0 # SKIP no libFuzzer runtime for $cc"; exit 0; }
+fi
+rm -f "$build/probe" "$build/probe.c"
+
+echo "1..3"
+status=0
+
+# compile NAME EXTRA_FLAGS FILES...: $build/NAME, or a "not ok" and false.
+compile() {
+	name=$1 extra=$2
+	shift 2
+	# shellcheck disable=SC2086
+	if "$cc" $cflags $extra -o "$build/$name" "$top/tests/fuzz/fuzz_parse.c" \
+		"$top"/userspace/lib/*.c "$@" > "$build/cc-$name.log" 2>&1; then
+		return 0
+	fi
+	sed 's/^/# /' "$build/cc-$name.log"
+	return 1
+}
+parse_ok=1 cli_ok=1
+compile fuzz_parse "" || parse_ok=
+compile fuzz_cli -DFUZZ_CLI "$top/userspace/source.c" \
+	"$top/userspace/filter.c" "$top/userspace/view.c" || cli_ok=
+
+# 1: replay the known crashes; libFuzzer runs file arguments once each.
+saved=$(find "$regress" -type f 2>/dev/null | sort)
+if [ -z "$saved" ]; then
+	echo "ok 1 fuzz regressions # SKIP none saved"
+else
+	bad=
+	for bin in ${parse_ok:+fuzz_parse} ${cli_ok:+fuzz_cli}; do
+		echo "$saved" | xargs "$build/$bin" > "$build/replay-$bin.log" \
+			2>&1 && continue
+		grep -E 'ERROR|check failed|Running:' "$build/replay-$bin.log" |
+			sed "s/^/# $bin: /" | tail -n 20
+		bad="$bad $bin"
+	done
+	if [ -z "$bad" ]; then
+		echo "ok 1 fuzz regressions: $(echo "$saved" | wc -l) inputs pass"
+	else
+		echo "not ok 1 fuzz regressions in ${regress#"$top"/} fail in$bad"
+		status=1
+	fi
+fi
+
+# fuzz N NAME SECONDS: fuzz a scratch copy of the corpus, so the committed
+# one only changes on --merge; TAP line N.
+fuzz() {
+	n=$1 name=$2 secs=$3
+	work=$build/corpus-$name
+	art=$build/artifacts-$name
+	log=$build/fuzz-$name.log
+	rm -rf "$work" "$art"
+	mkdir -p "$work" "$art"
+	cp "$top"/tests/fuzz/corpus/* "$work/" 2>/dev/null || true
+	# Saved crashes are test 1's business: here they would stop the run.
+	find "$top/tests/unit/fixtures" -path "$regress" -prune -o -type f \
+		-exec cp {} "$work/" \;
+	set +e
+	"$build/$name" -max_total_time="$secs" -timeout=10 \
+		-rss_limit_mb=2048 -max_len=4096 -print_final_stats=1 \
+		-dict="$top/tests/fuzz/pmaps.dict" -artifact_prefix="$art/" \
+		"$work" > "$log" 2>&1
+	rc=$?
+	set -e
+	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+	rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
+	found=$(find "$art" -type f | sort | head -n 1)
+	if [ -n "$found" ]; then
+		mkdir -p "$regress"
+		cp "$found" "$regress/"
+		grep -E 'ERROR|check failed|SUMMARY' "$log" | sed 's/^/# /' |
+			head -n 10
+		echo "not ok $n $name: $(basename "$found"), saved as" \
+			"${regress#"$top"/}/$(basename "$found")"
+		status=1
+	elif [ $rc -ne 0 ]; then
+		tail -n 20 "$log" | sed 's/^/# /'
+		echo "not ok $n $name exited $rc"
+		status=1
+	else
+		echo "ok $n $name: ${secs}s, ${runs:-?} runs, ${rate:-?} exec/s"
+	fi
+}
+
+half=$(( (seconds + 1) / 2 ))
+if [ -n "$parse_ok" ]; then
+	fuzz 2 fuzz_parse "$half"
+else
+	echo "not ok 2 fuzz_parse builds"
+	status=1
+fi
+if [ -n "$cli_ok" ]; then
+	fuzz 3 fuzz_cli "$half"
+else
+	echo "not ok 3 fuzz_cli builds (userspace/source.c, filter.c, view.c)"
+	status=1
+fi
+
+if [ -n "$merge" ]; then
+	# Rebuild the corpus small: the unit fixtures under their own names,
+	# then what adds an edge of fuzz_cli, then what adds any feature
+	# (edges and hit counts) of the parser.
+	new=$build/corpus-new
+	rm -rf "$new"
+	mkdir -p "$new"
+	find "$top/tests/unit/fixtures" -path "$regress" -prune -o -type f \
+		-exec cp {} "$new/" \;
+	from="$top/tests/fuzz/corpus"
+	for name in fuzz_parse fuzz_cli; do
+		[ -d "$build/corpus-$name" ] && from="$from $build/corpus-$name"
+	done
+	# shellcheck disable=SC2086
+	{ [ -z "$cli_ok" ] || "$build/fuzz_cli" -merge=1 -use_counters=0 \
+		"$new" $from; } > "$build/merge.log" 2>&1
+	# shellcheck disable=SC2086
+	{ [ -z "$parse_ok" ] || "$build/fuzz_parse" -merge=1 "$new" $from; } \
+		>> "$build/merge.log" 2>&1
+	rm -rf "$top/tests/fuzz/corpus"
+	mv "$new" "$top/tests/fuzz/corpus"
+	echo "# merged: $(find "$top/tests/fuzz/corpus" -type f | wc -l) files," \
+		"$(du -sk --apparent-size "$top/tests/fuzz/corpus" | cut -f1) KiB" \
+		"in tests/fuzz/corpus"
+fi
+exit $status
