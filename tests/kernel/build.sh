@@ -6,8 +6,8 @@
 #
 #   tests/kernel/build.sh [plain] [debug]
 #
-# Trees and build output stay under build/, reused while the series and
-# the fragments are unchanged.
+# The patched tree is reused while the series is unchanged, each build
+# directory while its config fragments are.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD:-$top/build}
@@ -17,8 +17,7 @@ src=$build/linux-pmaps
 # The patch files, in series order (comment lines start with '#').
 patch_files=$(sed -n "/^[^#]/s|^|$top/patches/|p" "$top/patches/series")
 
-stamp=$(cat "$top"/patches/series $patch_files "$top"/tests/kernel/*.config |
-	sha256sum | cut -c1-16)
+stamp=$(cat "$top"/patches/series $patch_files | sha256sum | cut -c1-16)
 if [ "$(cat "$src/.pmaps-stamp" 2>/dev/null)" != "$stamp" ]; then
 	rm -rf "$src"
 	git clone -q "$base" "$src"
@@ -34,7 +33,10 @@ for cfg in $configs; do
 	out=$build/kernel-$cfg
 	fragments=$top/tests/kernel/pmaps.config
 	[ "$cfg" = debug ] && fragments="$fragments $top/tests/kernel/debug.config"
-	if [ ! -f "$out/.config" ]; then
+	# A build directory serves while its fragments are the same.
+	config_stamp=$(cat $fragments | sha256sum | cut -c1-16)
+	if [ "$(cat "$out/.pmaps-stamp" 2>/dev/null)" != "$config_stamp" ]; then
+		rm -rf "$out"
 		mkdir -p "$out"
 		make -s -C "$src" O="$out" tinyconfig >/dev/null
 		"$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" $fragments >/dev/null
@@ -44,6 +46,7 @@ for cfg in $configs; do
 			grep -qx "$line" "$out/.config" ||
 				{ echo "build.sh: $cfg: $line did not take" >&2; exit 1; }
 		done
+		echo "$config_stamp" > "$out/.pmaps-stamp"
 	fi
 	start=$(date +%s)
 	make -s -C "$src" O="$out" -j"$(nproc)" bzImage modules >&2
