@@ -50,8 +50,12 @@ check1() {
 {
 	"$top/tests/deps.sh" || echo "not ok - tests/deps.sh failed"
 	run unit make -s -C "$top/tests/unit" run
+	run unit-asan make -s -C "$top/tests/unit" asan
 	check1 style_checkpatch "$top/tests/style.sh"
+	run dkms "$top/tests/dkms.sh"
+	run fuzz "$top/tests/fuzz/run.sh"
 	run qemu "$top/tests/qemu/run.sh"
+	run kernel "$top/tests/kernel/run.sh"
 	echo "$passed passed, $failed failed, $skipped skipped"
 } 2>&1 | tee "$log"
 tail -n 1 "$log" | grep -q ' 0 failed,'
