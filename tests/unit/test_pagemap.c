@@ -48,31 +48,6 @@ static char shm_path[64];
 static struct pmaps_map map;
 static int have_map;
 
-static int fails, failed_tests;
-
-/* Record a failed check with its reason, keep checking. */
-static void check(int ok, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void check(int ok, const char *fmt, ...)
-{
-	char buf[256];
-	va_list ap;
-
-	if (ok)
-		return;
-	fails++;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	tap_diag("%s", buf);
-}
-
-static void result(const char *name)
-{
-	tap_result(!fails, name);
-	failed_tests += !!fails;
-	fails = 0;
-}
 
 static void dump_vma(const struct pmaps_vma *v)
 {
@@ -217,19 +192,19 @@ static void stop_child(void)
 /* Per-page checks shared by the anon and file tests. */
 static void check_page_state(const struct pmaps_range *r, int dirty)
 {
-	check(r->unknown == PMAPS_PAGEMAP_UNKNOWN,
+	tap_check(r->unknown == PMAPS_PAGEMAP_UNKNOWN,
 	      "range %llu: Y and P must be unknown, unknown=%#x", r->index,
 	      r->unknown);
-	check(!(r->flags & ~KNOWN), "range %llu: unknown flag set: %#x",
+	tap_check(!(r->flags & ~KNOWN), "range %llu: unknown flag set: %#x",
 	      r->index, r->flags);
-	check(r->flags & (1u << PMAPS_UPTODATE), "range %llu: U not set",
+	tap_check(r->flags & (1u << PMAPS_UPTODATE), "range %llu: U not set",
 	      r->index);
-	check(!(r->flags & (1u << PMAPS_WRITEBACK)), "range %llu: W set",
+	tap_check(!(r->flags & (1u << PMAPS_WRITEBACK)), "range %llu: W set",
 	      r->index);
 	if (dirty)
-		check(r->flags & (1u << PMAPS_DIRTY), "range %llu: D not set",
+		tap_check(r->flags & (1u << PMAPS_DIRTY), "range %llu: D not set",
 		      r->index);
-	check(r->mapcount == 1, "range %llu: mapcount %ld, expected 1",
+	tap_check(r->mapcount == 1, "range %llu: mapcount %ld, expected 1",
 	      r->index, r->mapcount);
 }
 
@@ -252,7 +227,7 @@ static void check_runs(const struct pmaps_vma *v, unsigned long long base,
 		while (idx < end && j < v->nr_ranges) {
 			const struct pmaps_range *r = &v->ranges[j++];
 
-			check(r->index == idx && r->count <= end - idx,
+			tap_check(r->index == idx && r->count <= end - idx,
 			      "range %llu+%llu, expected one at %llu of at most %llu pages",
 			      r->index, r->count, idx, end - idx);
 			if (r->index != idx)
@@ -263,10 +238,10 @@ static void check_runs(const struct pmaps_vma *v, unsigned long long base,
 			check_page_state(r, dirty);
 			idx += r->count;
 		}
-		check(idx >= end, "pages %llu-%llu missing", idx, end - 1);
+		tap_check(idx >= end, "pages %llu-%llu missing", idx, end - 1);
 	}
-	check(j == v->nr_ranges, "%zu ranges, expected %zu", v->nr_ranges, j);
-	if (fails)
+	tap_check(j == v->nr_ranges, "%zu ranges, expected %zu", v->nr_ranges, j);
+	if (tap_failed_checks)
 		dump_vma(v);
 }
 
@@ -280,15 +255,15 @@ static void test_anon_ranges(void)
 	static const unsigned long runs[][2] = { { 0, 5 }, { 7, 3 }, { 20, 10 } };
 	const struct pmaps_vma *v = vma_at(lay.anon);
 
-	check(v && v->start == lay.anon &&
+	tap_check(v && v->start == lay.anon &&
 	      v->end == lay.anon + ANON_PAGES * psize,
 	      "no VMA exactly at the anonymous mapping");
 	if (v) {
-		check(v->inode == 0 && !v->name[0], "anon VMA has a file: %s",
+		tap_check(v->inode == 0 && !v->name[0], "anon VMA has a file: %s",
 		      v->header);
 		check_runs(v, lay.anon / psize, runs, 3, 0);
 	}
-	result("test_anon_ranges");
+	tap_test_done("test_anon_ranges");
 }
 
 /* File pages are indexed from the file offset (page 4); write() dirtied them. */
@@ -299,16 +274,16 @@ static void test_file_ranges(void)
 	};
 	const struct pmaps_vma *v = vma_at(lay.file);
 
-	check(v && v->start == lay.file, "no VMA at the file mapping");
+	tap_check(v && v->start == lay.file, "no VMA at the file mapping");
 	if (v) {
-		check(!strcmp(v->name, shm_path), "name '%s', expected '%s'",
+		tap_check(!strcmp(v->name, shm_path), "name '%s', expected '%s'",
 		      v->name, shm_path);
-		check(v->inode && v->offset == FILE_OFF_PAGES * psize,
+		tap_check(v->inode && v->offset == FILE_OFF_PAGES * psize,
 		      "inode %llu offset %#llx", v->inode, v->offset);
-		check(!strcmp(v->perms, "r--s"), "perms %s", v->perms);
+		tap_check(!strcmp(v->perms, "r--s"), "perms %s", v->perms);
 		check_runs(v, FILE_OFF_PAGES, runs, 1, 1);
 	}
-	result("test_file_ranges");
+	tap_test_done("test_file_ranges");
 }
 
 /* Whether pagemap shows a present page in [start, end) of the child. */
@@ -334,15 +309,15 @@ static void test_zero_page_skipped(void)
 {
 	const struct pmaps_vma *v = vma_at(lay.zero);
 
-	check(v && v->start == lay.zero, "no VMA at the read-only mapping");
+	tap_check(v && v->start == lay.zero, "no VMA at the read-only mapping");
 	if (!any_present(lay.zero, lay.zero + ZERO_PAGES * psize))
 		tap_diag("zero page not mapped here: check is weak");
 	if (v) {
-		check(!v->nr_ranges, "zero page listed");
-		if (fails)
+		tap_check(!v->nr_ranges, "zero page listed");
+		if (tap_failed_checks)
 			dump_vma(v);
 	}
-	result("test_zero_page_skipped");
+	tap_test_done("test_zero_page_skipped");
 }
 
 /* The headers are the maps lines, verbatim and in order, minus the gate. */
@@ -355,27 +330,27 @@ static void test_headers_match_maps(void)
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)child);
 	f = fopen(path, "r");
-	check(f != NULL, "open %s: %s", path, strerror(errno));
+	tap_check(f != NULL, "open %s: %s", path, strerror(errno));
 	while (f && (n = getline(&line, &cap, f)) > 0) {
 		if (line[n - 1] == '\n')
 			line[--n] = '\0';
 		if (n > 11 && !strcmp(line + n - 11, " [vsyscall]"))
 			continue;
-		check(i < map.nr_vmas, "maps line %zu missing: %s", i, line);
+		tap_check(i < map.nr_vmas, "maps line %zu missing: %s", i, line);
 		if (i < map.nr_vmas)
-			check(!strcmp(map.vmas[i].header, line),
+			tap_check(!strcmp(map.vmas[i].header, line),
 			      "header %zu '%s', maps '%s'", i,
 			      map.vmas[i].header, line);
 		i++;
 	}
-	check(i == map.nr_vmas, "%zu VMAs, maps has %zu", map.nr_vmas, i);
+	tap_check(i == map.nr_vmas, "%zu VMAs, maps has %zu", map.nr_vmas, i);
 	for (i = 0; i < map.nr_vmas; i++)
-		check(strcmp(map.vmas[i].name, "[vsyscall]"),
+		tap_check(strcmp(map.vmas[i].name, "[vsyscall]"),
 		      "[vsyscall] listed");
 	free(line);
 	if (f)
 		fclose(f);
-	result("test_headers_match_maps");
+	tap_test_done("test_headers_match_maps");
 }
 
 /*
@@ -392,21 +367,21 @@ static void test_special_vmas_no_ranges(void)
 		if (strncmp(v->name, "[vvar", 5))
 			continue;
 		seen++;
-		check(!v->nr_ranges, "%s has ranges", v->name);
+		tap_check(!v->nr_ranges, "%s has ranges", v->name);
 	}
 	if (lay.huge) {
 		v = vma_at(lay.huge);
 		seen++;
-		check(v != NULL, "no VMA at the hugetlb mapping");
-		check(any_present(lay.huge, lay.huge + HUGE_LEN),
+		tap_check(v != NULL, "no VMA at the hugetlb mapping");
+		tap_check(any_present(lay.huge, lay.huge + HUGE_LEN),
 		      "hugetlb page not present in pagemap");
 		if (v)
-			check(!v->nr_ranges, "hugetlb VMA has ranges");
+			tap_check(!v->nr_ranges, "hugetlb VMA has ranges");
 	} else {
 		tap_diag("no hugetlb page reserved: hugetlb not checked");
 	}
 	if (seen)
-		result("test_special_vmas_no_ranges");
+		tap_test_done("test_special_vmas_no_ranges");
 	else
 		tap_skip("test_special_vmas_no_ranges",
 			 "no [vvar] and no hugetlb page");
@@ -424,23 +399,23 @@ static void test_ranges_well_formed(void)
 			const struct pmaps_range *r = &v->ranges[j];
 			unsigned long long a = pmaps_range_addr(v, r);
 
-			check(a >= v->start && a < v->end &&
+			tap_check(a >= v->start && a < v->end &&
 			      r->count <= (v->end - a) / psize,
 			      "%s: range %llu+%llu outside", v->header,
 			      r->index, r->count);
 			if (!j)
 				continue;
-			check(r[-1].index + r[-1].count <= r->index,
+			tap_check(r[-1].index + r[-1].count <= r->index,
 			      "%s: range %llu out of order", v->header,
 			      r->index);
-			check(r[-1].index + r[-1].count != r->index ||
+			tap_check(r[-1].index + r[-1].count != r->index ||
 			      r[-1].flags != r->flags ||
 			      r[-1].mapcount != r->mapcount,
 			      "%s: ranges %llu and %llu not merged", v->header,
 			      r[-1].index, r->index);
 		}
 	}
-	result("test_ranges_well_formed");
+	tap_test_done("test_ranges_well_formed");
 }
 
 /* Without root: an error naming the file and the reason, empty result. */
@@ -470,9 +445,9 @@ static void test_unprivileged_error(void)
 			_exit(1);
 		_exit(0);
 	}
-	check(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+	tap_check(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
 	      WEXITSTATUS(st) == 0, "unprivileged child failed");
-	result("test_unprivileged_error");
+	tap_test_done("test_unprivileged_error");
 }
 
 /* A process that is gone: -1 and the failing file in the message. */
@@ -487,13 +462,13 @@ static void test_missing_pid(void)
 		_exit(0);
 	}
 	waitpid(pid, NULL, 0);
-	check(pmaps_from_pagemap(pid, &m, err, sizeof(err)) == -1,
+	tap_check(pmaps_from_pagemap(pid, &m, err, sizeof(err)) == -1,
 	      "pid %d: no error", (int)pid);
 	snprintf(want, sizeof(want), "/proc/%d/", (int)pid);
-	check(strstr(err, want) != NULL, "message '%s'", err);
-	check(!m.nr_vmas && !m.vmas, "result not empty");
+	tap_check(strstr(err, want) != NULL, "message '%s'", err);
+	tap_check(!m.nr_vmas && !m.vmas, "result not empty");
 	pmaps_map_free(&m);
-	result("test_missing_pid");
+	tap_test_done("test_missing_pid");
 }
 
 int main(void)
@@ -537,5 +512,5 @@ int main(void)
 	test_missing_pid();
 	pmaps_map_free(&map);
 	stop_child();
-	return failed_tests ? 1 : 0;
+	return tap_failed_tests ? 1 : 0;
 }

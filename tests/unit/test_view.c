@@ -35,30 +35,6 @@
 /* include/uapi/linux/securebits.h: keep capabilities across setuid */
 #define SECBIT_NO_SETUID_FIXUP (1 << 2)
 
-static int fails, failed_tests;
-
-static void check(int ok, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void check(int ok, const char *fmt, ...)
-{
-	char buf[512];
-	va_list ap;
-
-	if (ok)
-		return;
-	fails++;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	tap_diag("%s", buf);
-}
-
-static void result(const char *name)
-{
-	tap_result(!fails, name);
-	failed_tests += !!fails;
-	fails = 0;
-}
 
 /* ---- documents ---- */
 
@@ -216,10 +192,10 @@ static void golden(const char *name, const struct render *r)
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/%s", GOLDEN, name);
-	check(r->ret == 0, "%s: pmaps_view returned %d", name, r->ret);
+	tap_check(r->ret == 0, "%s: pmaps_view returned %d", name, r->ret);
 	if (getenv("PMAPS_UPDATE_GOLDEN")) {
 		f = fopen(path, "wb");
-		check(f && fwrite(r->buf, 1, r->len, f) == r->len,
+		tap_check(f && fwrite(r->buf, 1, r->len, f) == r->len,
 		      "cannot write %s", path);
 		if (f)
 			fclose(f);
@@ -228,11 +204,11 @@ static void golden(const char *name, const struct render *r)
 	}
 	want = read_all(path, &wlen);
 	if (!want) {
-		check(0, "cannot read %s: %s", path, strerror(errno));
+		tap_check(0, "cannot read %s: %s", path, strerror(errno));
 		return;
 	}
 	if (wlen != r->len || memcmp(want, r->buf, wlen)) {
-		check(0, "%s: output differs from the golden file", name);
+		tap_check(0, "%s: output differs from the golden file", name);
 		show_diff(name, r->buf, r->len, want, wlen);
 	}
 	free(want);
@@ -254,7 +230,7 @@ static void golden_all(const char *suffix, struct pmaps_view_opts opts)
 	size_t i;
 
 	if (!docs_ok) {
-		check(0, "fixtures did not load");
+		tap_check(0, "fixtures did not load");
 		return;
 	}
 	for (i = 0; i < NR_FIXTURES; i++) {
@@ -265,7 +241,7 @@ static void golden_all(const char *suffix, struct pmaps_view_opts opts)
 			 (int)(strlen(base) - 4), base, suffix);
 		render(&r, &opts, &docs[i], 1);
 		golden(name, &r);
-		check(!memchr(r.buf, '\033', r.len),
+		tap_check(!memchr(r.buf, '\033', r.len),
 		      "%s: escape code with colour off", name);
 		render_free(&r);
 	}
@@ -293,7 +269,7 @@ static int has(const struct render *r, const char *needle)
 static void test_default_golden(void)
 {
 	golden_all("default", view(PMAPS_VIEW_DEFAULT));
-	result("default view matches golden files");
+	tap_test_done("default view matches golden files");
 }
 
 static void test_totals_golden(void)
@@ -302,7 +278,7 @@ static void test_totals_golden(void)
 
 	o.totals = true;
 	golden_all("totals", o);
-	result("default view with per-VMA totals matches golden files");
+	tap_test_done("default view with per-VMA totals matches golden files");
 }
 
 static void test_decode_golden(void)
@@ -311,25 +287,25 @@ static void test_decode_golden(void)
 
 	o.decode = true;
 	golden_all("decode", o);
-	result("default view with decoded flags matches golden files");
+	tap_test_done("default view with decoded flags matches golden files");
 }
 
 static void test_summary_golden(void)
 {
 	golden_all("summary", view(PMAPS_VIEW_SUMMARY));
-	result("summary view matches golden files");
+	tap_test_done("summary view matches golden files");
 }
 
 static void test_histogram_golden(void)
 {
 	golden_all("histogram", view(PMAPS_VIEW_HISTOGRAM));
-	result("histogram view matches golden files");
+	tap_test_done("histogram view matches golden files");
 }
 
 static void test_pages_golden(void)
 {
 	golden_all("pages", view(PMAPS_VIEW_PAGES));
-	result("pages view matches golden files");
+	tap_test_done("pages view matches golden files");
 }
 
 static void test_address_golden(void)
@@ -339,19 +315,19 @@ static void test_address_golden(void)
 	/* second page of the 004a6000 VMA: in a range in every fixture */
 	o.address = 0x4a7123;
 	golden_all("address", o);
-	result("address view matches golden files");
+	tap_test_done("address view matches golden files");
 }
 
 static void test_json_golden(void)
 {
 	golden_all("json", view(PMAPS_VIEW_JSON));
-	result("json view matches golden files");
+	tap_test_done("json view matches golden files");
 }
 
 static void test_tsv_golden(void)
 {
 	golden_all("tsv", view(PMAPS_VIEW_TSV));
-	result("tsv view matches golden files");
+	tap_test_done("tsv view matches golden files");
 }
 
 /* Raw's golden file is the input: concatenated, byte for byte. */
@@ -362,16 +338,16 @@ static void test_raw(void)
 	size_t i, off = 0;
 
 	render(&r, &o, docs, NR_FIXTURES);
-	check(r.ret == 0, "pmaps_view returned %d", r.ret);
+	tap_check(r.ret == 0, "pmaps_view returned %d", r.ret);
 	for (i = 0; i < NR_FIXTURES && docs_ok; i++) {
-		check(off + docs[i].text_len <= r.len &&
+		tap_check(off + docs[i].text_len <= r.len &&
 		      !memcmp(r.buf + off, docs[i].text, docs[i].text_len),
 		      "%s not copied unchanged", docs[i].label);
 		off += docs[i].text_len;
 	}
-	check(off == r.len, "raw output has %zu bytes, want %zu", r.len, off);
+	tap_check(off == r.len, "raw output has %zu bytes, want %zu", r.len, off);
 	render_free(&r);
-	result("raw view writes every document's text unchanged");
+	tap_test_done("raw view writes every document's text unchanged");
 }
 
 /* ---- behaviours ---- */
@@ -391,9 +367,9 @@ static void test_color(void)
 		o.address = 0x4a6000;
 		o.color = true;
 		render(&r, &o, &docs[1], 1);
-		check(has(&r, "\033[1m"), "view %d: no bold header",
+		tap_check(has(&r, "\033[1m"), "view %d: no bold header",
 		      (int)kinds[i]);
-		check(count_str(r.buf, r.len, "\033[") ==
+		tap_check(count_str(r.buf, r.len, "\033[") ==
 		      2 * count_str(r.buf, r.len, "\033[0m"),
 		      "view %d: a colour is not reset", (int)kinds[i]);
 		render_free(&r);
@@ -402,17 +378,17 @@ static void test_color(void)
 	o.color = true;
 	render(&r, &o, &docs[1], 1);
 	/* 6.12's "168 2 Y__UP__ 2": pte dirty, and shared */
-	check(has(&r, "\033[31mP\033[0m"), "pte-dirty letter not coloured");
-	check(has(&r, "\033[31mD\033[0m"), "dirty letter not coloured");
-	check(has(&r, "\033[36m   2\033[0m"), "mapcount 2 not coloured");
-	check(!has(&r, "\033[36m   1"), "mapcount 1 coloured as shared");
+	tap_check(has(&r, "\033[31mP\033[0m"), "pte-dirty letter not coloured");
+	tap_check(has(&r, "\033[31mD\033[0m"), "dirty letter not coloured");
+	tap_check(has(&r, "\033[36m   2\033[0m"), "mapcount 2 not coloured");
+	tap_check(!has(&r, "\033[36m   1"), "mapcount 1 coloured as shared");
 	render_free(&r);
 	o.decode = true;
 	render(&r, &o, &docs[2], 1);
-	check(has(&r, "\033[33mwriteback\033[0m"), "writeback not coloured");
-	check(has(&r, "\033[31mdirty\033[0m"), "dirty name not coloured");
+	tap_check(has(&r, "\033[33mwriteback\033[0m"), "writeback not coloured");
+	tap_check(has(&r, "\033[31mdirty\033[0m"), "dirty name not coloured");
 	render_free(&r);
-	result("colour: bold headers, dirty, writeback and shared coloured");
+	tap_test_done("colour: bold headers, dirty, writeback and shared coloured");
 }
 
 static void test_no_escape_without_color(void)
@@ -427,11 +403,11 @@ static void test_no_escape_without_color(void)
 		o.totals = true;
 		o.address = 0x4a6000;
 		render(&r, &o, docs, NR_FIXTURES);
-		check(r.buf && !memchr(r.buf, '\033', r.len),
+		tap_check(r.buf && !memchr(r.buf, '\033', r.len),
 		      "view %d printed an escape code with colour off", (int)k);
 		render_free(&r);
 	}
-	result("no escape code at all when colour is off");
+	tap_test_done("no escape code at all when colour is off");
 }
 
 static void test_decode_names(void)
@@ -441,16 +417,16 @@ static void test_decode_names(void)
 
 	o.decode = true;
 	render(&r, &o, &docs[1], 1);
-	check(has(&r, " young,referenced,uptodate,dirty "),
+	tap_check(has(&r, " young,referenced,uptodate,dirty "),
 	      "YR_U_D_ not decoded");
-	check(has(&r, " young,uptodate,ptedirty "), "Y__UP__ not decoded");
-	check(!has(&r, "YR_U_D_"), "letters printed with decode");
+	tap_check(has(&r, " young,uptodate,ptedirty "), "Y__UP__ not decoded");
+	tap_check(!has(&r, "YR_U_D_"), "letters printed with decode");
 	render_free(&r);
 	render(&r, &o, &docs[2], 1);
-	check(has(&r, " young?,uptodate,ptedirty?,dirty,writeback "),
+	tap_check(has(&r, " young?,uptodate,ptedirty?,dirty,writeback "),
 	      "unknown flags not decoded as young? / ptedirty?");
 	render_free(&r);
-	result("decode prints flag names, '?' bits as young?");
+	tap_test_done("decode prints flag names, '?' bits as young?");
 }
 
 static void test_histogram_sorted(void)
@@ -462,14 +438,14 @@ static void test_histogram_sorted(void)
 	int rows = 0, seen_total = 0;
 
 	render(&r, &o, &docs[0], 1);
-	check(r.ret == 0 && r.buf, "no output");
+	tap_check(r.ret == 0 && r.buf, "no output");
 	for (line = r.buf ? strtok_r(r.buf, "\n", &save) : NULL; line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		char flags[16], names[128];
 
 		if (!strncmp(line, "total", 5)) {
 			seen_total = sscanf(line, "total %llu", &pages) == 1;
-			check(seen_total && pages == sum,
+			tap_check(seen_total && pages == sum,
 			      "total %llu, rows add up to %llu", pages, sum);
 			continue;
 		}
@@ -477,16 +453,16 @@ static void test_histogram_sorted(void)
 		    strlen(flags) != PMAPS_NR_FLAGS)
 			continue;
 		rows++;
-		check(pages <= prev, "row %d: %llu pages after %llu", rows,
+		tap_check(pages <= prev, "row %d: %llu pages after %llu", rows,
 		      pages, prev);
 		prev = pages;
 		sum += pages;
 	}
 	/* demo-6.1 has YR_U_D_, Y_AU_D_, Y__UP__ and YR_____ */
-	check(rows == 4, "%d histogram rows, want 4", rows);
-	check(seen_total, "no total row");
+	tap_check(rows == 4, "%d histogram rows, want 4", rows);
+	tap_check(seen_total, "no total row");
 	render_free(&r);
-	result("histogram rows are sorted by pages, descending");
+	tap_test_done("histogram rows are sorted by pages, descending");
 }
 
 /* A minimal JSON syntax check (RFC 8259); returns the end or NULL. */
@@ -606,30 +582,30 @@ static void test_json_valid(void)
 	struct render r;
 
 	render(&r, &o, docs, NR_FIXTURES);
-	check(r.ret == 0 && r.buf && json_valid(r.buf),
+	tap_check(r.ret == 0 && r.buf && json_valid(r.buf),
 	      "output of three targets is not valid JSON");
-	check(r.buf && !strncmp(r.buf, "{\"schema\":\"pmaps/1\",", 20),
+	tap_check(r.buf && !strncmp(r.buf, "{\"schema\":\"pmaps/1\",", 20),
 	      "no schema member first");
-	check(count_str(r.buf, r.len, "\"label\":") == NR_FIXTURES,
+	tap_check(count_str(r.buf, r.len, "\"label\":") == NR_FIXTURES,
 	      "not one target per document");
 	for (i = 0; i < NR_FIXTURES; i++)
 		for (j = 0; j < docs[i].map.nr_vmas; j++)
 			ranges += docs[i].map.vmas[j].nr_ranges;
-	check(count_str(r.buf, r.len, "{\"index\":") == ranges,
+	tap_check(count_str(r.buf, r.len, "{\"index\":") == ranges,
 	      "%zu range objects, want %zu",
 	      count_str(r.buf, r.len, "{\"index\":"), ranges);
-	check(count_str(r.buf, r.len, "\"swapped\":null") ==
+	tap_check(count_str(r.buf, r.len, "\"swapped\":null") ==
 	      docs[0].map.nr_vmas + docs[1].map.nr_vmas + docs[2].map.nr_vmas,
 	      "swapped of a file document is not null");
 	render_free(&r);
 
 	/* no documents: still one valid JSON document */
 	render(&r, &o, NULL, 0);
-	check(r.buf && json_valid(r.buf) && has(&r, "\"targets\":[\n]"),
+	tap_check(r.buf && json_valid(r.buf) && has(&r, "\"targets\":[\n]"),
 	      "empty run is not an empty targets array: %s",
 	      r.buf ? r.buf : "");
 	render_free(&r);
-	result("json output is valid JSON with one object per range");
+	tap_test_done("json output is valid JSON with one object per range");
 }
 
 /* One VMA whose name holds every character that needs escaping. */
@@ -657,19 +633,19 @@ static void test_json_escaping(void)
 	struct render r;
 
 	if (doc_odd_name(&d, "a\"b\\c\td\ne\001f\037g\177h\xff")) {
-		check(0, "cannot build the document");
+		tap_check(0, "cannot build the document");
 	} else {
 		render(&r, &o, &d, 1);
-		check(r.buf && json_valid(r.buf), "not valid JSON: %s",
+		tap_check(r.buf && json_valid(r.buf), "not valid JSON: %s",
 		      r.buf ? r.buf : "");
-		check(has(&r, "\"name\":\"a\\\"b\\\\c\\td\\ne\\u0001f\\u001fg\177h\xff\""),
+		tap_check(has(&r, "\"name\":\"a\\\"b\\\\c\\td\\ne\\u0001f\\u001fg\177h\xff\""),
 		      "name not escaped as expected");
-		check(has(&r, "\"label\":\"odd \\\"label\\\"\\t\""),
+		tap_check(has(&r, "\"label\":\"odd \\\"label\\\"\\t\""),
 		      "label not escaped");
 		render_free(&r);
 	}
 	doc_free(&d);
-	result("json escapes quotes, backslash and control characters");
+	tap_test_done("json escapes quotes, backslash and control characters");
 }
 
 static void test_tsv_escaping(void)
@@ -680,22 +656,22 @@ static void test_tsv_escaping(void)
 	char *nl;
 
 	if (doc_odd_name(&d, "my\tdir/new\nline\\x")) {
-		check(0, "cannot build the document");
+		tap_check(0, "cannot build the document");
 	} else {
 		render(&r, &o, &d, 1);
-		check(count_str(r.buf, r.len, "\n") == 2,
+		tap_check(count_str(r.buf, r.len, "\n") == 2,
 		      "want a header and one row, got:\n%s", r.buf);
 		nl = r.buf ? strchr(r.buf, '\n') : NULL;
-		check(nl && count_str(nl, strlen(nl), "\t") == 13,
+		tap_check(nl && count_str(nl, strlen(nl), "\t") == 13,
 		      "row has not 14 columns: %s", nl ? nl : "");
-		check(has(&r, "\tmy\\tdir/new\\nline\\\\x\t"),
+		tap_check(has(&r, "\tmy\\tdir/new\\nline\\\\x\t"),
 		      "name not escaped: %s", r.buf);
-		check(has(&r, "0\t00400000\t00402000\tr--p\t00000000\t08:01\t7\t"),
+		tap_check(has(&r, "0\t00400000\t00402000\tr--p\t00000000\t08:01\t7\t"),
 		      "VMA columns wrong: %s", r.buf);
 		render_free(&r);
 	}
 	doc_free(&d);
-	result("tsv escapes TAB, newline and backslash in names");
+	tap_test_done("tsv escapes TAB, newline and backslash in names");
 }
 
 static void test_pages_collapse(void)
@@ -705,21 +681,21 @@ static void test_pages_collapse(void)
 
 	render(&r, &o, &docs[2], 1);
 	/* /usr/bin/app: pages 0-3, 10-11 and 380-383 of 384 */
-	check(has(&r, "           3  ?RAU?__   2\n  ... 6 not present ...\n"),
+	tap_check(has(&r, "           3  ?RAU?__   2\n  ... 6 not present ...\n"),
 	      "gap between the first ranges not collapsed");
-	check(has(&r, "  ... 368 not present ...\n  00000057c000"),
+	tap_check(has(&r, "  ... 368 not present ...\n  00000057c000"),
 	      "long gap not collapsed");
-	check(has(&r, "[anon]\n  ... 268435456 not present ...\n"),
+	tap_check(has(&r, "[anon]\n  ... 268435456 not present ...\n"),
 	      "empty 1 TiB VMA not one line");
-	check(has(&r, "[anon]\n  ... 1 not present ...\n"),
+	tap_check(has(&r, "[anon]\n  ... 1 not present ...\n"),
 	      "a single leading page not shown as a run");
-	check(has(&r, "  ... 524279 not present ...\n"),
+	tap_check(has(&r, "  ... 524279 not present ...\n"),
 	      "trailing gap not collapsed");
-	check(count_str(r.buf, r.len, "?") ==
+	tap_check(count_str(r.buf, r.len, "?") ==
 	      2 * 19 + count_str(r.buf, r.len, "young?"),
 	      "not one line per resident page");
 	render_free(&r);
-	result("pages view collapses runs of not-present pages");
+	tap_test_done("pages view collapses runs of not-present pages");
 }
 
 static void test_address_found(void)
@@ -729,26 +705,26 @@ static void test_address_found(void)
 
 	o.address = 0x7f0000008fff;
 	render(&r, &o, &docs[2], 1);
-	check(r.ret == 0, "returned %d", r.ret);
-	check(has(&r, "7f0000000000-7f0080000000 rw-p    2.0G [anon]\n"),
+	tap_check(r.ret == 0, "returned %d", r.ret);
+	tap_check(has(&r, "7f0000000000-7f0080000000 rw-p    2.0G [anon]\n"),
 	      "VMA header missing");
-	check(has(&r, "\n  7f0000008000-7f0000009000    4.0K ?__U?DW   1\n"),
+	tap_check(has(&r, "\n  7f0000008000-7f0000009000    4.0K ?__U?DW   1\n"),
 	      "range missing");
-	check(has(&r, "  address     0x7f0000008000\n"), "page address");
-	check(has(&r, "  index       34091302920\n"), "page index");
-	check(has(&r, "?__U?DW young?,uptodate,ptedirty?,dirty,writeback\n"),
+	tap_check(has(&r, "  address     0x7f0000008000\n"), "page address");
+	tap_check(has(&r, "  index       34091302920\n"), "page index");
+	tap_check(has(&r, "?__U?DW young?,uptodate,ptedirty?,dirty,writeback\n"),
 	      "flags with names");
-	check(!has(&r, "  pagemap "), "pagemap detail for a file");
+	tap_check(!has(&r, "  pagemap "), "pagemap detail for a file");
 	render_free(&r);
 
 	/* inside the VMA, outside every range */
 	o.address = 0x7f0000005000;
 	render(&r, &o, &docs[2], 1);
-	check(r.ret == 0, "returned %d for a non-resident page", r.ret);
-	check(has(&r, "(in no range: not resident)"), "no-range note");
-	check(has(&r, "  flags       not resident\n"), "flags of a hole");
+	tap_check(r.ret == 0, "returned %d for a non-resident page", r.ret);
+	tap_check(has(&r, "(in no range: not resident)"), "no-range note");
+	tap_check(has(&r, "  flags       not resident\n"), "flags of a hole");
 	render_free(&r);
-	result("address view shows the VMA, range and page");
+	tap_test_done("address view shows the VMA, range and page");
 }
 
 static void test_address_not_found(void)
@@ -758,22 +734,22 @@ static void test_address_not_found(void)
 
 	o.address = 0x1000;
 	render(&r, &o, docs, NR_FIXTURES);
-	check(r.ret == 1, "returned %d, want 1", r.ret);
-	check(count_str(r.buf, r.len, "0x1000: not in any VMA\n") ==
+	tap_check(r.ret == 1, "returned %d, want 1", r.ret);
+	tap_check(count_str(r.buf, r.len, "0x1000: not in any VMA\n") ==
 	      NR_FIXTURES, "not said for every document:\n%s", r.buf);
 	render_free(&r);
 
 	/* found in one target of several is success, as for grep */
 	o.address = 0x7e0000000000;
 	render(&r, &o, docs, NR_FIXTURES);
-	check(r.ret == 0, "returned %d when one target has it", r.ret);
+	tap_check(r.ret == 0, "returned %d when one target has it", r.ret);
 	render_free(&r);
 	/* the last page of a VMA is in it, its end is not */
 	o.address = 0x580000;
 	render(&r, &o, &docs[2], 1);
-	check(r.ret == 1, "VMA end taken as inside");
+	tap_check(r.ret == 1, "VMA end taken as inside");
 	render_free(&r);
-	result("address in no VMA is said so and returns 1");
+	tap_test_done("address in no VMA is said so and returns 1");
 }
 
 static void test_unknown_dash(void)
@@ -786,33 +762,33 @@ static void test_unknown_dash(void)
 
 	render(&r, &o, &docs[2], 1);
 	tot = r.buf ? strstr(r.buf, "\ntotal KiB") : NULL;
-	check(tot && sscanf(tot, "\ntotal KiB %llu %llu %15s %15s %15s %15s %15s",
+	tap_check(tot && sscanf(tot, "\ntotal KiB %llu %llu %15s %15s %15s %15s %15s",
 			    &kb, &rss, young, ref, act, pd, dirty) == 7,
 	      "no total row");
 	if (tot) {
-		check(!strcmp(young, "-"), "young total %s, want -", young);
-		check(!strcmp(pd, "-"), "pte-dirty total %s, want -", pd);
-		check(!strcmp(ref, "36"), "referenced total %s, want 36", ref);
-		check(!strcmp(dirty, "24"), "dirty total %s, want 24", dirty);
-		check(rss == 76, "rss total %llu, want 76", rss);
+		tap_check(!strcmp(young, "-"), "young total %s, want -", young);
+		tap_check(!strcmp(pd, "-"), "pte-dirty total %s, want -", pd);
+		tap_check(!strcmp(ref, "36"), "referenced total %s, want 36", ref);
+		tap_check(!strcmp(dirty, "24"), "dirty total %s, want 24", dirty);
+		tap_check(rss == 76, "rss total %llu, want 76", rss);
 	}
 	/* young of a VMA with '?' ranges is unknown, never 0 */
-	check(has(&r, "r-xp       1536         40          -         32"),
+	tap_check(has(&r, "r-xp       1536         40          -         32"),
 	      "young of /usr/bin/app not '-'");
 	render_free(&r);
 
 	o = view(PMAPS_VIEW_DEFAULT);
 	o.totals = true;
 	render(&r, &o, &docs[2], 1);
-	check(count_str(r.buf, r.len, "  young -  ") == 6,
+	tap_check(count_str(r.buf, r.len, "  young -  ") == 6,
 	      "young not '-' in 5 VMA totals and the grand total");
 	/* no page resident, none young: that much is known */
-	check(count_str(r.buf, r.len, "  young 0  ") == 1,
+	tap_check(count_str(r.buf, r.len, "  young 0  ") == 1,
 	      "young of the empty VMA not 0");
-	check(count_str(r.buf, r.len, "  swapped -") == 7,
+	tap_check(count_str(r.buf, r.len, "  swapped -") == 7,
 	      "unknown swap not '-'");
 	render_free(&r);
-	result("counts of '?' flags and unknown swap show as '-'");
+	tap_test_done("counts of '?' flags and unknown swap show as '-'");
 }
 
 static void test_human_sizes(void)
@@ -821,15 +797,15 @@ static void test_human_sizes(void)
 	struct render r;
 
 	render(&r, &o, &docs[2], 1);
-	check(has(&r, " r-xp    1.5M "), "1.5M");
-	check(has(&r, " rw-p  132.0K "), "132.0K");
-	check(has(&r, " ---p    1.0T "), "1.0T");
-	check(has(&r, " rw-p    2.0G "), "2.0G");
-	check(has(&r, "   4.0K ?__U?DW"), "4.0K range");
-	check(has(&r, "\ntotal: 6 VMAs  mapped 1.0T  resident 76.0K (19 pages)  "),
+	tap_check(has(&r, " r-xp    1.5M "), "1.5M");
+	tap_check(has(&r, " rw-p  132.0K "), "132.0K");
+	tap_check(has(&r, " ---p    1.0T "), "1.0T");
+	tap_check(has(&r, " rw-p    2.0G "), "2.0G");
+	tap_check(has(&r, "   4.0K ?__U?DW"), "4.0K range");
+	tap_check(has(&r, "\ntotal: 6 VMAs  mapped 1.0T  resident 76.0K (19 pages)  "),
 	      "grand total line");
 	render_free(&r);
-	result("sizes in powers of 1024 with one decimal");
+	tap_test_done("sizes in powers of 1024 with one decimal");
 }
 
 static void test_multiple_docs(void)
@@ -838,19 +814,19 @@ static void test_multiple_docs(void)
 	struct render r;
 
 	render(&r, &o, docs, 2);
-	check(has(&r, "\n\ndemo-6.12.txt: source file\n"),
+	tap_check(has(&r, "\n\ndemo-6.12.txt: source file\n"),
 	      "second document not after a blank line");
-	check(r.buf && !strncmp(r.buf, "demo-6.1.txt: source file\n", 26),
+	tap_check(r.buf && !strncmp(r.buf, "demo-6.1.txt: source file\n", 26),
 	      "first title");
-	check(count_str(r.buf, r.len, "\ntotal: ") == 2,
+	tap_check(count_str(r.buf, r.len, "\ntotal: ") == 2,
 	      "not one grand total per document");
 	render_free(&r);
 	o = view(PMAPS_VIEW_TSV);
 	render(&r, &o, docs, 2);
-	check(count_str(r.buf, r.len, "pid\tvma_start") == 1,
+	tap_check(count_str(r.buf, r.len, "pid\tvma_start") == 1,
 	      "tsv header not once per run");
 	render_free(&r);
-	result("several documents: one section each, one tsv header");
+	tap_test_done("several documents: one section each, one tsv header");
 }
 
 static void test_write_error(void)
@@ -863,30 +839,30 @@ static void test_write_error(void)
 		return;
 	}
 	errno = 0;
-	check(pmaps_view(f, &o, docs, NR_FIXTURES) == -1 && errno == ENOSPC,
+	tap_check(pmaps_view(f, &o, docs, NR_FIXTURES) == -1 && errno == ENOSPC,
 	      "no -1/ENOSPC on a full device (errno %d)", errno);
 	fclose(f);
-	result("write error is reported");
+	tap_test_done("write error is reported");
 }
 
 static void test_pagemap_decode(void)
 {
 	uint64_t e = PMAPS_PM_SWAP | (12345ULL << 5) | 3;
 
-	check(pmaps_pm_swap_type(e) == 3, "swap type");
-	check(pmaps_pm_swap_offset(e) == 12345, "swap offset");
-	check(pmaps_pm_pfn(e) == 0, "PFN of a swap entry");
-	check(pmaps_pm_pfn(PMAPS_PM_PRESENT | 0x1234) == 0x1234, "PFN");
-	check(pmaps_pm_swap_offset(PMAPS_PM_SWAP | PMAPS_PM_SOFT_DIRTY |
+	tap_check(pmaps_pm_swap_type(e) == 3, "swap type");
+	tap_check(pmaps_pm_swap_offset(e) == 12345, "swap offset");
+	tap_check(pmaps_pm_pfn(e) == 0, "PFN of a swap entry");
+	tap_check(pmaps_pm_pfn(PMAPS_PM_PRESENT | 0x1234) == 0x1234, "PFN");
+	tap_check(pmaps_pm_swap_offset(PMAPS_PM_SWAP | PMAPS_PM_SOFT_DIRTY |
 				   (7ULL << 5)) == 7,
 	      "soft-dirty bit leaks into the offset");
-	check(!strcmp(pmaps_kpf_name(0), "locked") &&
+	tap_check(!strcmp(pmaps_kpf_name(0), "locked") &&
 	      !strcmp(pmaps_kpf_name(12), "anon") &&
 	      !strcmp(pmaps_kpf_name(26), "pgtable") &&
 	      !strcmp(pmaps_kpf_name(40), "softdirty") &&
 	      !pmaps_kpf_name(27) && !pmaps_kpf_name(63) &&
 	      !pmaps_kpf_name(1000), "kpageflags names");
-	result("pagemap entry and kpageflags decoding");
+	tap_test_done("pagemap entry and kpageflags decoding");
 }
 
 /* ---- this process, from pagemap ---- */
@@ -959,29 +935,29 @@ static void test_live_pages(void)
 		return;
 	}
 	if (live_doc(&d, &full)) {
-		check(0, "no model of this process");
+		tap_check(0, "no model of this process");
 		pmaps_map_free(&full);
-		result("pages view of this process");
+		tap_test_done("pages view of this process");
 		return;
 	}
 	render(&r, &o, &d, 1);
-	check(r.ret == 0, "returned %d", r.ret);
-	check(!has(&r, "not readable"), "pagemap not read:\n%s", r.buf);
+	tap_check(r.ret == 0, "returned %d", r.ret);
+	tap_check(!has(&r, "not readable"), "pagemap not read:\n%s", r.buf);
 	/* addresses are as wide as the widest END, at least 8 digits */
 	w = snprintf(NULL, 0, "%llx", d.map.vmas[0].end);
 	snprintf(want, sizeof(want), "  %0*lx %12lu  ?__U?__   1 exclusive\n",
 		 w < 8 ? 8 : w, (unsigned long)(uintptr_t)live,
 		 (unsigned long)((uintptr_t)live / psize));
-	check(has(&r, want), "first page line '%s' missing:\n%s", want,
+	tap_check(has(&r, want), "first page line '%s' missing:\n%s", want,
 	      r.buf);
-	check(count_str(r.buf, r.len, " exclusive\n") == 5,
+	tap_check(count_str(r.buf, r.len, " exclusive\n") == 5,
 	      "not 5 exclusive pages:\n%s", r.buf);
-	check(has(&r, "  ... 4 not present ...\n") &&
+	tap_check(has(&r, "  ... 4 not present ...\n") &&
 	      has(&r, "  ... 7 not present ...\n"),
 	      "holes not collapsed:\n%s", r.buf);
 	render_free(&r);
 	pmaps_map_free(&full);
-	result("pages view of this process");
+	tap_test_done("pages view of this process");
 }
 
 static void test_live_address(void)
@@ -996,31 +972,31 @@ static void test_live_address(void)
 		return;
 	}
 	if (live_doc(&d, &full)) {
-		check(0, "no model of this process");
+		tap_check(0, "no model of this process");
 		pmaps_map_free(&full);
-		result("address view of this process");
+		tap_test_done("address view of this process");
 		return;
 	}
 	o.address = (uintptr_t)live + 8 * psize + 5;
 	render(&r, &o, &d, 1);
-	check(r.ret == 0, "returned %d", r.ret);
-	check(has(&r, "  pagemap     present\n"), "not present:\n%s", r.buf);
-	check(has(&r, "  pfn         0x"), "no PFN for root:\n%s", r.buf);
-	check(has(&r, "  exclusive   yes\n"), "not exclusive");
-	check(has(&r, "  mapping     private anonymous\n"), "not anon");
-	check(has(&r, "  kpageflags  0x") && has(&r, "anon") &&
+	tap_check(r.ret == 0, "returned %d", r.ret);
+	tap_check(has(&r, "  pagemap     present\n"), "not present:\n%s", r.buf);
+	tap_check(has(&r, "  pfn         0x"), "no PFN for root:\n%s", r.buf);
+	tap_check(has(&r, "  exclusive   yes\n"), "not exclusive");
+	tap_check(has(&r, "  mapping     private anonymous\n"), "not anon");
+	tap_check(has(&r, "  kpageflags  0x") && has(&r, "anon") &&
 	      has(&r, "uptodate"), "kpageflags names:\n%s", r.buf);
-	check(has(&r, "  kpagecount  1\n"), "kpagecount");
+	tap_check(has(&r, "  kpagecount  1\n"), "kpagecount");
 	render_free(&r);
 
 	o.address = (uintptr_t)live + 5 * psize;
 	render(&r, &o, &d, 1);
-	check(has(&r, "(in no range: not resident)") &&
+	tap_check(has(&r, "(in no range: not resident)") &&
 	      has(&r, "  pagemap     not present\n") &&
 	      !has(&r, "pfn"), "hole:\n%s", r.buf);
 	render_free(&r);
 	pmaps_map_free(&full);
-	result("address view of this process: pagemap and kpageflags");
+	tap_test_done("address view of this process: pagemap and kpageflags");
 }
 
 /*
@@ -1075,7 +1051,7 @@ static void test_no_pfn_unprivileged(void)
 		fflush(stdout);
 		pid = fork();
 		if (pid < 0) {
-			check(0, "fork: %s", strerror(errno));
+			tap_check(0, "fork: %s", strerror(errno));
 			break;
 		}
 		if (!pid) {
@@ -1085,11 +1061,11 @@ static void test_no_pfn_unprivileged(void)
 		}
 		if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) ||
 		    WEXITSTATUS(st))
-			check(0, "%s: child failed (status 0x%x)",
+			tap_check(0, "%s: child failed (status 0x%x)",
 			      keep_caps ? "euid 65534 with CAP_SYS_ADMIN" :
 			      "uid 65534", st);
 	}
-	result("no PFN when not root, even if pagemap shows one");
+	tap_test_done("no PFN when not root, even if pagemap shows one");
 }
 
 int main(void)
@@ -1137,5 +1113,5 @@ int main(void)
 		doc_free(&docs[i]);
 	if (live != MAP_FAILED && live)
 		munmap((void *)live, LIVE_PAGES * psize);
-	return failed_tests ? 1 : 0;
+	return tap_failed_tests ? 1 : 0;
 }
