@@ -163,15 +163,22 @@ static size_t fmt_udec(char *p, unsigned long long v)
 	return n;
 }
 
+/* s[0..n) right-aligned in width columns at p. */
+static size_t right_align(char *p, const char *s, size_t n, size_t width)
+{
+	size_t pad = width > n ? width - n : 0;
+
+	memset(p, ' ', pad);
+	memcpy(p + pad, s, n);
+	return pad + n;
+}
+
 /* v right-aligned in width columns. */
 static size_t fmt_udec_w(char *p, unsigned long long v, size_t width)
 {
 	char tmp[24];
-	size_t n = fmt_udec(tmp, v), pad = width > n ? width - n : 0;
 
-	memset(p, ' ', pad);
-	memcpy(p + pad, tmp, n);
-	return pad + n;
+	return right_align(p, tmp, fmt_udec(tmp, v), width);
 }
 
 /* Lowercase hex, zero-padded to at least width digits. */
@@ -252,11 +259,8 @@ static size_t fmt_human(char *p, unsigned long long bytes)
 static size_t fmt_human_w(char *p, unsigned long long bytes, size_t width)
 {
 	char tmp[32];
-	size_t n = fmt_human(tmp, bytes), pad = width > n ? width - n : 0;
 
-	memset(p, ' ', pad);
-	memcpy(p + pad, tmp, n);
-	return pad + n;
+	return right_align(p, tmp, fmt_human(tmp, bytes), width);
 }
 
 static void ob_udec_w(struct ob *o, unsigned long long v, size_t width)
