@@ -14,7 +14,7 @@ load() { insmod /pmaps_ext.ko && mount -t pmaps_ext pmaps_ext /proc/pmaps_ext; }
 unload() { umount /proc/pmaps_ext && rmmod pmaps_ext; }
 
 echo "TAP version 13"
-echo "1..5"
+echo "1..6"
 
 # The mount pins the module: rmmod must refuse while it is mounted.
 test_rmmod_refused_while_mounted() {
@@ -55,6 +55,37 @@ test_mount_point_follows_module() {
 	load && [ -d /proc/pmaps_ext ]
 }
 check test_mount_point_follows_module test_mount_point_follows_module
+
+# Unload and load again and again while readers keep opening files: the
+# umount is refused while a file is open; once it goes through, rmmod must
+# too, and the console must stay clean.
+test_unload_while_opening() {
+	readers=
+	for r in 1 2 3; do
+		( while :; do cat /proc/pmaps_ext/self > /dev/null 2>&1; done ) &
+		readers="$readers $!"
+	done
+	unloads=0
+	stuck=0
+	i=0
+	while [ $i -lt 50 ]; do
+		if umount /proc/pmaps_ext 2>/dev/null; then
+			if rmmod pmaps_ext; then
+				unloads=$((unloads + 1))
+				insmod /pmaps_ext.ko || stuck=1
+			else
+				stuck=1
+			fi
+			mount -t pmaps_ext pmaps_ext /proc/pmaps_ext || stuck=1
+		fi
+		i=$((i + 1))
+	done
+	kill $readers
+	wait $readers 2>/dev/null
+	echo "# $unloads of 50 unloads went through while readers were busy"
+	[ $stuck -eq 0 ] && loaded && mounted
+}
+check test_unload_while_opening test_unload_while_opening
 
 # A process started after loading is visible at once.
 test_process_after_load() {
