@@ -14,7 +14,7 @@ passed=0 failed=0 skipped=0
 tally() {
 	p=$(grep -E '^ok [0-9]+' "$1" | grep -vc '# SKIP')
 	s=$(grep -E '^ok [0-9]+' "$1" | grep -c '# SKIP')
-	f=$(grep -cE '^not ok [0-9]+' "$1")
+	f=$(grep -cE '^not ok( |$)' "$1")
 	passed=$((passed + p)) skipped=$((skipped + s)) failed=$((failed + f))
 }
 # run NAME COMMAND...: a suite that prints TAP; a non-zero exit with no
@@ -28,7 +28,7 @@ run() {
 	status=$?
 	cat "$out"
 	tally "$out"
-	if [ $status -ne 0 ] && ! grep -qE '^not ok [0-9]+' "$out"; then
+	if [ $status -ne 0 ] && ! grep -qE '^not ok( |$)' "$out"; then
 		echo "not ok - $name exited $status"
 		failed=$((failed + 1))
 	fi
@@ -48,7 +48,10 @@ check1() {
 }
 
 {
-	"$top/tests/deps.sh" || echo "not ok - tests/deps.sh failed"
+	if ! "$top/tests/deps.sh"; then
+		echo "not ok - tests/deps.sh failed"
+		failed=$((failed + 1))
+	fi
 	run unit make -s -C "$top/tests/unit" run
 	run unit-asan make -s -C "$top/tests/unit" asan
 	check1 style_checkpatch "$top/tests/style.sh"
