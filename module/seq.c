@@ -7,7 +7,8 @@
  * position P names the header of the first VMA that ends above P; P with
  * PMAPS_POS_RANGES set names the range lines of that VMA from address P
  * on.  Each record prints one header, or at most PMAPS_LINES_PER_RECORD
- * range lines, so a file needs a bounded buffer however large the VMA.
+ * range lines (after the header again, if the VMA changed since it was
+ * printed), so a file needs a bounded buffer however large the VMA.
  */
 #include <linux/mm.h>
 #include <linux/mmap_lock.h>
@@ -15,12 +16,19 @@
 #include <linux/sched/mm.h>
 #include <linux/sched/task.h>
 #include <linux/seq_file.h>
+#include <linux/string.h>
 
 #include "compat.h"
 #include "pmaps_ext.h"
 
 #define PMAPS_POS_RANGES	1
 #define PMAPS_POS_EOF		((loff_t)-1)
+
+/* What a printed header said, to tell whether a VMA changed since. */
+struct pmaps_header {
+	unsigned long start, end, pgoff, flags;
+	struct file *file;		/* compared, never dereferenced */
+};
 
 struct pmaps_file {
 	struct mm_struct *mm;		/* mmgrab()ed at open; NULL: no mm */
@@ -29,8 +37,20 @@ struct pmaps_file {
 	struct vm_area_struct *vma;
 	unsigned long addr;		/* where it starts, >= vma->vm_start */
 	bool ranges;			/* range lines, else the VMA header */
+	bool header_first;		/* a range record that reprints it */
 	unsigned long resume;		/* where the record after it starts */
+	/* The last header whose record was kept, set by ->next: */
+	struct pmaps_header shown;
 };
+
+static void pmaps_header_of(struct pmaps_header *h, struct vm_area_struct *vma)
+{
+	h->start = vma->vm_start;
+	h->end = vma->vm_end;
+	h->pgoff = vma->vm_pgoff;
+	h->flags = vma->vm_flags;
+	h->file = vma->vm_file;
+}
 
 /* Look up the record at *pos under mmap_lock; NULL past the last VMA. */
 static void *pmaps_record(struct pmaps_file *pf, loff_t *pos)
@@ -47,6 +67,17 @@ static void *pmaps_record(struct pmaps_file *pf, loff_t *pos)
 	pf->addr = max(addr, vma->vm_start);
 	pf->ranges = (*pos & PMAPS_POS_RANGES) && addr >= vma->vm_start;
 	pf->resume = vma->vm_end;
+	/*
+	 * Range lines go under the header they belong to: if the VMA changed
+	 * (grew, shrank, was replaced) since its header was printed, before
+	 * a restart at this position, the record prints the header again.
+	 */
+	if (pf->ranges) {
+		struct pmaps_header now;
+
+		pmaps_header_of(&now, vma);
+		pf->header_first = memcmp(&now, &pf->shown, sizeof(now));
+	}
 	return pf;
 }
 
@@ -70,6 +101,13 @@ static void *pmaps_next(struct seq_file *m, void *v, loff_t *pos)
 {
 	struct pmaps_file *pf = m->private;
 
+	/*
+	 * seq_file calls ->next only for a record whose output it kept, so
+	 * this is where a printed header counts as shown; a record rolled
+	 * back for want of room prints it again when it is retried.
+	 */
+	if (!pf->ranges || pf->header_first)
+		pmaps_header_of(&pf->shown, pf->vma);
 	if (!pf->ranges)
 		*pos = pf->addr | PMAPS_POS_RANGES;
 	else if (pf->resume < pf->vma->vm_end)
@@ -162,10 +200,10 @@ static int pmaps_show(struct seq_file *m, void *v)
 {
 	struct pmaps_file *pf = m->private;
 
+	if (!pf->ranges || pf->header_first)
+		pmaps_show_header(m, pf->vma);
 	if (pf->ranges)
 		pf->resume = pmaps_show_ranges(m, pf->vma, pf->addr);
-	else
-		pmaps_show_header(m, pf->vma);
 	return 0;
 }
 
