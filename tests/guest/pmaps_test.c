@@ -32,173 +32,17 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "guest.h"
 #include "pmaps.h"
 #include "tap.h"
 
-#define DEFAULT_FILE_FMT	"/proc/pmaps_ext/%s"
 #define TEST_TIMEOUT_SEC	120
-#define NOBODY			65534
 #define ANY_MAPCOUNT		(-1L)
 #define HUGE_SIZE		(2UL << 20)
-#define READ_CHUNK		65536
 
-#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 #define FLAG(name)		(1u << PMAPS_##name)
 
-enum outcome { PASS, FAIL, SKIP };
-
-static const char *file_fmt;
-/* Directory holding one entry per pid, if the format is "DIR/%s". */
-static char pid_dir[PATH_MAX];
-static size_t page_size;
-/* Shared with the per-test child so it can say why it skipped. */
-static char *skip_reason;
-#define SKIP_REASON_SIZE	256
-
-static enum outcome skip(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(skip_reason, SKIP_REASON_SIZE, fmt, ap);
-	va_end(ap);
-	return SKIP;
-}
-
-/* ---- file names and reading ---- */
-
-static void pmaps_path(char *out, size_t size, const char *who)
-{
-	const char *hole = strstr(file_fmt, "%s");
-
-	snprintf(out, size, "%.*s%s%s", (int)(hole - file_fmt), file_fmt, who,
-		 hole + 2);
-}
-
-static void pmaps_path_pid(char *out, size_t size, pid_t pid)
-{
-	char who[24];
-
-	snprintf(who, sizeof(who), "%d", (int)pid);
-	pmaps_path(out, size, who);
-}
-
-struct text {
-	char *data;
-	size_t len;
-	size_t cap;
-	bool fixed;	/* caller-owned buffer: never reallocated */
-};
-
-static void text_free(struct text *t)
-{
-	if (!t->fixed) {
-		free(t->data);
-		t->data = NULL;
-		t->cap = 0;
-	}
-	t->len = 0;
-}
-
-/* Read fd to EOF with reads of at most chunk bytes.  Returns 0 or -errno. */
-static int read_fd_text(int fd, size_t chunk, struct text *t)
-{
-	t->len = 0;
-	for (;;) {
-		size_t want = chunk;
-		ssize_t n;
-
-		if (t->cap - t->len < want) {
-			if (t->fixed) {
-				want = t->cap - t->len;
-				if (!want)
-					return -ENOSPC;
-			} else {
-				size_t cap = t->cap ? t->cap : READ_CHUNK;
-				char *grown;
-
-				while (cap - t->len < want)
-					cap *= 2;
-				grown = realloc(t->data, cap);
-				if (!grown)
-					return -ENOMEM;
-				t->data = grown;
-				t->cap = cap;
-			}
-		}
-		n = read(fd, t->data + t->len, want);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			return 0;
-		t->len += (size_t)n;
-	}
-}
-
-static int read_path_text(const char *path, size_t chunk, struct text *t)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	int err;
-
-	if (fd < 0)
-		return -errno;
-	err = read_fd_text(fd, chunk, t);
-	close(fd);
-	return err;
-}
-
-/* Print line number lineno (1-based) of t. */
-static void show_text_line(const struct text *t, unsigned int lineno)
-{
-	const char *p = t->data, *end = t->data + t->len;
-
-	while (p < end && --lineno) {
-		p = memchr(p, '\n', (size_t)(end - p));
-		p = p ? p + 1 : end;
-	}
-	if (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-
-		tap_diag("  line: %.*s", (int)((nl ? nl : end) - p), p);
-	}
-}
-
-/* Print the line of t holding byte offset off. */
-static void show_line_at(const char *label, const struct text *t, size_t off)
-{
-	const char *start = t->data + off, *end = t->data + t->len, *nl;
-
-	if (off >= t->len) {
-		tap_diag("  %s: <end of text>", label);
-		return;
-	}
-	while (start > t->data && start[-1] != '\n')
-		start--;
-	nl = memchr(start, '\n', (size_t)(end - start));
-	tap_diag("  %s: %.*s", label, (int)((nl ? nl : end) - start), start);
-}
-
-/* Parse t; on failure print why and leave nothing to free. */
-static int parse_text(const struct text *t, const char *path,
-		      struct pmaps_map *map)
-{
-	char err[256];
-	unsigned int lineno;
-
-	memset(map, 0, sizeof(*map));
-	if (!pmaps_parse_buf(t->len ? t->data : "", t->len, path, map, err,
-			     sizeof(err)))
-		return 0;
-	tap_diag("%s does not parse: %s", path, err);
-	if (!strncmp(err, path, strlen(path)) &&
-	    sscanf(err + strlen(path), ":%u:", &lineno) == 1)
-		show_text_line(t, lineno);
-	pmaps_map_free(map);
-	return -1;
-}
+/* ---- reading ---- */
 
 static int load_path(const char *path, struct pmaps_map *map)
 {
@@ -511,30 +355,6 @@ static bool headers_match_pid(pid_t pid)
 
 /* ---- mappings ---- */
 
-/*
- * Map len bytes between two PROT_NONE guard pages so the kernel cannot
- * merge the mapping with a neighbour.
- */
-static char *map_between_guards(size_t len, int prot, int flags, int fd,
-				off_t offset)
-{
-	char *area, *p;
-
-	area = mmap(NULL, len + 2 * page_size, PROT_NONE,
-		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (area == MAP_FAILED) {
-		tap_diag("reserving %zu bytes: %s", len, strerror(errno));
-		return NULL;
-	}
-	p = mmap(area + page_size, len, prot, flags | MAP_FIXED, fd, offset);
-	if (p == MAP_FAILED) {
-		tap_diag("mmap of %zu bytes: %s", len, strerror(errno));
-		munmap(area, len + 2 * page_size);
-		return NULL;
-	}
-	return p;
-}
-
 /* Small anonymous mapping that never gets a THP. */
 static char *map_anon(size_t pages)
 {
@@ -584,25 +404,6 @@ static int write_string(const char *path, const char *s)
 	return n == (ssize_t)strlen(s) ? 0 : -1;
 }
 
-/*
- * Fresh folios wait in per-CPU LRU batches, with PG_active set under
- * MGLRU, until the batch is drained, so neighbouring pages could show
- * different flags.  move_pages() with no pages still calls
- * lru_cache_disable(), which drains every CPU's batches.  Kernels without
- * NUMA have no move_pages(); those here have no MGLRU either, and nothing
- * to drain.  (Compaction would drain too, but it migrates pages, and a
- * migrated page loses its pte young and dirty bits.)
- */
-static void drain_lru_batches(void)
-{
-	int node = 0;
-
-	if (syscall(SYS_move_pages, 0, 0UL, NULL, &node, NULL, 0) &&
-	    errno != ENOSYS)
-		tap_diag("move_pages (to drain LRU batches): %s",
-			 strerror(errno));
-}
-
 static int fill_file(int fd, size_t len)
 {
 	char *data = malloc(len);
@@ -629,152 +430,6 @@ static int fill_file(int fd, size_t len)
 
 /* ---- child processes ---- */
 
-/* A forked process that sets up a mapping and then waits to be killed. */
-struct target {
-	pid_t pid;
-	int release_fd;		/* the target exits when this closes */
-	char *base;		/* what the target's setup returned */
-};
-
-typedef char *(*setup_fn)(void *arg);
-
-static void target_end(struct target *t)
-{
-	if (t->release_fd >= 0)
-		close(t->release_fd);
-	if (t->pid > 0) {
-		kill(t->pid, SIGKILL);
-		waitpid(t->pid, NULL, 0);
-	}
-	t->pid = -1;
-	t->release_fd = -1;
-}
-
-/* A target must not outlive the test even while stopped. */
-static void die_with_parent(pid_t parent)
-{
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent)
-		_exit(1);
-}
-
-static int target_start(struct target *t, setup_fn setup, void *arg)
-{
-	pid_t parent = getpid();
-	int report[2], release[2];
-	ssize_t n;
-
-	t->pid = -1;
-	t->release_fd = -1;
-	t->base = NULL;
-	if (pipe2(report, O_CLOEXEC)) {
-		tap_diag("pipe: %s", strerror(errno));
-		return -1;
-	}
-	if (pipe2(release, O_CLOEXEC)) {
-		tap_diag("pipe: %s", strerror(errno));
-		close(report[0]);
-		close(report[1]);
-		return -1;
-	}
-	fflush(stdout);
-	t->pid = fork();
-	if (t->pid == 0) {
-		char *base, byte;
-
-		close(report[0]);
-		close(release[1]);
-		die_with_parent(parent);
-		base = setup(arg);
-		/* setup may have changed credentials, which clears it */
-		die_with_parent(parent);
-		if (write(report[1], &base, sizeof(base)) != (ssize_t)sizeof(base))
-			_exit(1);
-		while (read(release[0], &byte, 1) < 0 && errno == EINTR)
-			;
-		_exit(0);
-	}
-	close(report[1]);
-	close(release[0]);
-	t->release_fd = release[1];
-	if (t->pid < 0) {
-		tap_diag("fork: %s", strerror(errno));
-		close(report[0]);
-		target_end(t);
-		return -1;
-	}
-	do
-		n = read(report[0], &t->base, sizeof(t->base));
-	while (n < 0 && errno == EINTR);
-	close(report[0]);
-	if (n != (ssize_t)sizeof(t->base) || !t->base) {
-		tap_diag("target %d failed to set up", (int)t->pid);
-		target_end(t);
-		return -1;
-	}
-	return 0;
-}
-
-/* Stop the target so it cannot change its memory while we read. */
-static int target_stop(struct target *t)
-{
-	int status;
-
-	if (kill(t->pid, SIGSTOP)) {
-		tap_diag("SIGSTOP %d: %s", (int)t->pid, strerror(errno));
-		return -1;
-	}
-	if (waitpid(t->pid, &status, WUNTRACED) != t->pid ||
-	    !WIFSTOPPED(status)) {
-		tap_diag("target %d did not stop", (int)t->pid);
-		return -1;
-	}
-	return 0;
-}
-
-/* Run check(arg) in a forked child, e.g. under other credentials. */
-static bool run_in_child(bool (*check)(void *arg), void *arg)
-{
-	pid_t parent = getpid(), pid;
-	int status;
-
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0) {
-		tap_diag("fork: %s", strerror(errno));
-		return false;
-	}
-	if (pid == 0) {
-		bool ok;
-
-		die_with_parent(parent);
-		ok = check(arg);
-		fflush(stdout);
-		_exit(ok ? 0 : 1);
-	}
-	if (waitpid(pid, &status, 0) != pid) {
-		tap_diag("waitpid: %s", strerror(errno));
-		return false;
-	}
-	if (WIFSIGNALED(status))
-		tap_diag("checker killed by signal %d", WTERMSIG(status));
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
-}
-
-/* Become an unprivileged user; no /etc/passwd entry is needed. */
-static bool drop_to(uid_t id)
-{
-	if (setgroups(0, NULL) || setresgid(id, id, id) ||
-	    setresuid(id, id, id)) {
-		tap_diag("dropping to uid %u: %s", (unsigned int)id,
-			 strerror(errno));
-		return false;
-	}
-	/* the credential change cleared the parent-death signal */
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	return true;
-}
-
 struct anon_setup {
 	size_t pages;		/* size of the mapping */
 	size_t stride;		/* write pages 0, stride, 2 * stride, ... */
@@ -787,15 +442,8 @@ static char *setup_anon(void *arg)
 	const struct anon_setup *s = arg;
 	char *base;
 
-	if (s->drop) {
-		if (!drop_to(NOBODY))
-			return NULL;
-		/* a uid change made us non-dumpable; say what we want */
-		if (prctl(PR_SET_DUMPABLE, s->dumpable)) {
-			tap_diag("PR_SET_DUMPABLE: %s", strerror(errno));
-			return NULL;
-		}
-	}
+	if (s->drop && !drop_to_nobody(s->dumpable))
+		return NULL;
 	base = map_anon(s->pages);
 	if (base)
 		write_pages(base, 0, s->pages, s->stride);
@@ -831,11 +479,6 @@ static const struct rule written_rule = {
 static char *setup_inherited(void *arg)
 {
 	return arg;
-}
-
-static bool require_root(void)
-{
-	return geteuid() == 0;
 }
 
 /* ---- tests ---- */
@@ -1034,12 +677,6 @@ static enum outcome test_thp(void)
 			      HUGE_SIZE / page_size };
 	return expect_ranges(getpid(), "after writing a THP", base, len, &want,
 			     1, &rule) ? PASS : FAIL;
-}
-
-static double elapsed_ms(const struct timespec *from, const struct timespec *to)
-{
-	return (double)(to->tv_sec - from->tv_sec) * 1e3 +
-	       (double)(to->tv_nsec - from->tv_nsec) / 1e6;
 }
 
 static enum outcome test_sparse_1tib(void)
@@ -1396,25 +1033,7 @@ static enum outcome test_new_process_after_load(void)
 /* Open who's file as NOBODY: must fail with EACCES. */
 static bool open_denied_as_nobody(void *arg)
 {
-	const char *who = arg;
-	char path[PATH_MAX];
-	int fd;
-
-	if (!drop_to(NOBODY))
-		return false;
-	pmaps_path(path, sizeof(path), who);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		tap_diag("uid %d opened %s; expected EACCES", NOBODY, path);
-		close(fd);
-		return false;
-	}
-	if (errno != EACCES) {
-		tap_diag("uid %d opening %s: %s; expected EACCES", NOBODY, path,
-			 strerror(errno));
-		return false;
-	}
-	return true;
+	return drop_to(NOBODY) && open_denied(arg);
 }
 
 static enum outcome test_perm_other_uid(void)
@@ -1517,12 +1136,8 @@ static bool read_self_as_nobody(void *arg)
 	bool ok;
 
 	(void)arg;
-	if (!drop_to(NOBODY))
+	if (!drop_to_nobody(0))
 		return false;
-	if (prctl(PR_SET_DUMPABLE, 0)) {
-		tap_diag("PR_SET_DUMPABLE: %s", strerror(errno));
-		return false;
-	}
 	base = map_anon(4);
 	if (!base)
 		return false;
@@ -1563,7 +1178,7 @@ static bool read_after_drop(void *arg)
 	}
 	if (!drop_to(NOBODY))
 		return false;
-	err = read_fd_text(fd, READ_CHUNK, &text);
+	err = read_fd_text(fd, READ_CHUNK, 0, &text);
 	close(fd);
 	if (err) {
 		tap_diag("reading %s after dropping to uid %d: %s", path,
@@ -1862,7 +1477,7 @@ static enum outcome test_exec_after_open(void)
 		tap_diag("the child did not exec %s", sleeper);
 		goto out;
 	}
-	err = read_fd_text(fd, READ_CHUNK, &old);
+	err = read_fd_text(fd, READ_CHUNK, 0, &old);
 	if (err || old.len) {
 		tap_diag("the file opened before exec read %zu bytes (%s); expected 0",
 			 old.len, err ? strerror(-err) : "no error");
@@ -1899,13 +1514,6 @@ static enum outcome test_header_matches_maps(void)
 
 /* ---- runner ---- */
 
-struct test_case {
-	const char *name;
-	enum outcome (*run)(void);
-};
-
-#define TEST(fn) { #fn, fn }
-
 static const struct test_case tests[] = {
 	TEST(test_anon_written),
 	TEST(test_anon_zero_page),
@@ -1934,123 +1542,8 @@ static const struct test_case tests[] = {
 	TEST(test_exec_after_open),
 };
 
-/* Each test runs in its own process: a crash or hang fails only that test. */
-static enum outcome run_isolated(const struct test_case *tc)
-{
-	pid_t pid;
-	int status;
-
-	skip_reason[0] = '\0';
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0) {
-		tap_diag("fork: %s", strerror(errno));
-		return FAIL;
-	}
-	if (pid == 0) {
-		enum outcome result;
-
-		alarm(TEST_TIMEOUT_SEC);
-		result = tc->run();
-		fflush(stdout);
-		_exit(result);
-	}
-	if (waitpid(pid, &status, 0) != pid) {
-		tap_diag("waitpid: %s", strerror(errno));
-		return FAIL;
-	}
-	if (WIFEXITED(status) && WEXITSTATUS(status) <= SKIP)
-		return (enum outcome)WEXITSTATUS(status);
-	if (WIFSIGNALED(status))
-		tap_diag("%s killed by signal %d (%s)%s", tc->name,
-			 WTERMSIG(status), strsignal(WTERMSIG(status)),
-			 WTERMSIG(status) == SIGALRM ? ": timed out" : "");
-	else
-		tap_diag("%s exited with status %d", tc->name,
-			 WEXITSTATUS(status));
-	return FAIL;
-}
-
-/* Exactly one "%s" and no other conversion. */
-static bool file_fmt_valid(const char *fmt)
-{
-	const char *hole = strstr(fmt, "%s");
-
-	return hole && !strchr(hole + 2, '%') &&
-	       strchr(fmt, '%') == hole;
-}
-
-static const struct test_case *find_test(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(tests); i++)
-		if (!strcmp(tests[i].name, name))
-			return &tests[i];
-	return NULL;
-}
-
 int main(int argc, char **argv)
 {
-	const struct test_case **chosen;
-	size_t nr_chosen = 0, fmt_len, i;
-	int failed = 0, passed = 0, skipped = 0;
-
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	file_fmt = getenv("PMAPS_FILE_FMT");
-	if (!file_fmt || !*file_fmt)
-		file_fmt = DEFAULT_FILE_FMT;
-	if (!file_fmt_valid(file_fmt)) {
-		printf("Bail out! PMAPS_FILE_FMT needs exactly one %%s: %s\n",
-		       file_fmt);
-		return 1;
-	}
-	fmt_len = strlen(file_fmt);
-	if (fmt_len > 3 && !strcmp(file_fmt + fmt_len - 3, "/%s") &&
-	    fmt_len - 3 < sizeof(pid_dir))
-		memcpy(pid_dir, file_fmt, fmt_len - 3);
-
-	page_size = (size_t)sysconf(_SC_PAGESIZE);
-	skip_reason = mmap(NULL, SKIP_REASON_SIZE, PROT_READ | PROT_WRITE,
-			   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	chosen = calloc(ARRAY_SIZE(tests) + (size_t)argc, sizeof(*chosen));
-	if (skip_reason == MAP_FAILED || !chosen) {
-		printf("Bail out! out of memory\n");
-		return 1;
-	}
-	if (argc > 1) {
-		for (i = 1; i < (size_t)argc; i++) {
-			chosen[nr_chosen] = find_test(argv[i]);
-			if (!chosen[nr_chosen]) {
-				printf("Bail out! no test named %s\n", argv[i]);
-				return 1;
-			}
-			nr_chosen++;
-		}
-	} else {
-		for (i = 0; i < ARRAY_SIZE(tests); i++)
-			chosen[nr_chosen++] = &tests[i];
-	}
-
-	tap_plan((int)nr_chosen);
-	tap_diag("pmaps file: %s", file_fmt);
-	for (i = 0; i < nr_chosen; i++) {
-		switch (run_isolated(chosen[i])) {
-		case PASS:
-			tap_result(1, chosen[i]->name);
-			passed++;
-			break;
-		case SKIP:
-			tap_skip(chosen[i]->name, skip_reason);
-			skipped++;
-			break;
-		case FAIL:
-			tap_result(0, chosen[i]->name);
-			failed++;
-			break;
-		}
-	}
-	tap_diag("%d passed, %d skipped, %d failed", passed, skipped, failed);
-	free(chosen);
-	return failed ? 1 : 0;
+	return guest_main(argc, argv, tests, ARRAY_SIZE(tests),
+			  TEST_TIMEOUT_SEC, false);
 }
