@@ -1,0 +1,1093 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Guest tests for reliability and security of the pmaps text
+ * (/proc/pmaps_ext/PID): very long texts, kernel memory per open file,
+ * mmap_lock hold times, and the permission cases pmaps_test.c lacks.
+ *
+ *   resources [test_name...]
+ *
+ * Runs as root; TAP on stdout; exit status 0 when everything passed or was
+ * skipped.  PMAPS_FILE_FMT (default "/proc/pmaps_ext/%s"; "%d" works too)
+ * selects the file; PMAPS_CLI (default /bin/pmaps) the command-line tool.
+ * test_200k_ranges_every_read_size needs ~900 MiB available: boot the
+ * guest with -m 2G (tests/qemu/run.sh does).
+ *
+ * Permission matrix (PTRACE_MODE_READ_FSCREDS, checked at open()):
+ *
+ *   case                                  expected        asserted by
+ *   ------------------------------------  --------------  -----------------------------
+ *   root reader                           reads           pmaps_test: every test;
+ *                                                         test_perm_nondumpable (root
+ *                                                         reads a non-dumpable target)
+ *   same uid, dumpable target             reads           pmaps_test: test_perm_same_uid
+ *   other uid                             EACCES          pmaps_test: test_perm_other_uid
+ *   same uid, PR_SET_DUMPABLE 0           EACCES          pmaps_test: test_perm_nondumpable
+ *   same uid, non-dumpable by a           EACCES          resources: test_perm_setuid_target
+ *     credential change (as set-id)
+ *   reader is the target ("self"),        reads           pmaps_test: test_perm_self
+ *     non-dumpable
+ *   opened as root, privileges dropped    reads (access   pmaps_test: test_perm_open_then_drop
+ *     before read()                         fixed at open)
+ *   reader in a child pid namespace       its own pids    pmaps_test: test_pid_namespace
+ *                                           only; outer
+ *                                           pid ENOENT
+ *   uid 65534 with only CAP_SYS_PTRACE    reads a root    resources: test_perm_cap_sys_ptrace_only
+ *                                           process
+ *   uid 65534 with no caps, or with       EACCES          resources: test_perm_cap_sys_ptrace_only
+ *     only DAC-override caps
+ *   any non-root reader                   no PFN shown    resources: test_no_physical_addresses
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <linux/capability.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "guest.h"
+#include "pagemap.h"
+#include "pmaps.h"
+#include "tap.h"
+
+#define DEFAULT_CLI		"/bin/pmaps"
+#define TEST_TIMEOUT_SEC	300
+#define MIB			(1UL << 20)
+
+/* ---- reading ---- */
+
+static const struct pmaps_vma *vma_at(const struct pmaps_map *map,
+				      const void *addr)
+{
+	unsigned long long a = (uintptr_t)addr;
+	size_t i;
+
+	for (i = 0; i < map->nr_vmas; i++)
+		if (map->vmas[i].start <= a && a < map->vmas[i].end)
+			return &map->vmas[i];
+	return NULL;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* A /proc/meminfo field in kB, or -1. */
+static long long meminfo_kb(const char *key)
+{
+	size_t klen = strlen(key);
+	long long val = -1;
+	char line[256];
+	FILE *f = fopen("/proc/meminfo", "re");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, klen) && line[klen] == ':') {
+			val = strtoll(line + klen + 1, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return val;
+}
+
+/* ---- mappings ---- */
+
+/*
+ * An anonymous mapping of that many pages, every stride-th one written:
+ * with stride 2 each written page is a one-page range of its own.
+ * NORESERVE: only the written pages need memory.
+ */
+static char *map_sparse(size_t pages, size_t stride)
+{
+	char *p = map_between_guards(pages * page_size, PROT_READ | PROT_WRITE,
+				     MAP_PRIVATE | MAP_ANONYMOUS |
+				     MAP_NORESERVE, -1, 0);
+	size_t i;
+
+	if (!p)
+		return NULL;
+	/* a THP would make 512 written pages one range */
+	if (madvise(p, pages * page_size, MADV_NOHUGEPAGE)) {
+		tap_diag("MADV_NOHUGEPAGE: %s", strerror(errno));
+		return NULL;
+	}
+	for (i = 0; i < pages; i += stride)
+		((volatile char *)p)[i * page_size] = 1;
+	return p;
+}
+
+/* Enough memory for pages more pages, with a margin for the rest? */
+static bool have_memory_for(size_t pages, long long *avail_mib)
+{
+	long long avail = meminfo_kb("MemAvailable");
+
+	*avail_mib = avail / 1024;
+	return avail < 0 ||
+	       (unsigned long long)avail * 1024 >= pages * page_size + 128 * MIB;
+}
+
+/* ---- test_200k_ranges_every_read_size ---- */
+
+#define BIG_RANGES		200000UL
+/* 1-byte reads past the first MiB only if the whole file fits this. */
+#define BYTE_READ_BUDGET_MS	20000.0
+
+struct sparse_setup {
+	size_t pages;
+	size_t stride;
+};
+
+static char *setup_sparse(void *arg)
+{
+	const struct sparse_setup *s = arg;
+
+	return map_sparse(s->pages, s->stride);
+}
+
+/* The VMA at base must hold exactly nr one-page ranges, stride apart. */
+static bool check_sparse(const struct text *t, const char *path,
+			 const char *base, size_t nr, size_t stride)
+{
+	unsigned long long first = (uintptr_t)base / page_size;
+	const struct pmaps_vma *v;
+	struct pmaps_map map;
+	bool ok = true;
+	size_t i;
+
+	if (parse_text(t, path, &map))
+		return false;
+	v = vma_at(&map, base);
+	if (!v) {
+		tap_diag("no VMA holds %p", (const void *)base);
+		ok = false;
+	} else if (v->nr_ranges != nr) {
+		tap_diag("%zu range lines in the VMA, expected %zu",
+			 v->nr_ranges, nr);
+		ok = false;
+	}
+	for (i = 0; ok && i < nr; i++) {
+		const struct pmaps_range *r = &v->ranges[i];
+
+		if (r->index != first + i * stride || r->count != 1) {
+			tap_diag("range %zu (line %u) is %llu +%llu, expected %llu +1",
+				 i, r->line, r->index, r->count,
+				 first + i * stride);
+			ok = false;
+		}
+	}
+	pmaps_map_free(&map);
+	return ok;
+}
+
+/* b must equal a, or its first b->len bytes if prefix. */
+/*
+ * Keep every header of t but only the range lines of the mapping at base.
+ * The target's other mappings share pages with processes that come and
+ * go (the binary, the vDSO), whose mapcounts and flags may change between
+ * two reads; the comparison is about how the file is read, not about them.
+ */
+static void keep_own_ranges(struct text *t, const void *base)
+{
+	char header[32];
+	size_t in = 0, out = 0, hlen;
+	bool own = false;
+
+	hlen = (size_t)snprintf(header, sizeof(header), "%lx-",
+				(unsigned long)(uintptr_t)base);
+	while (in < t->len) {
+		const char *line = t->data + in;
+		const char *nl = memchr(line, '\n', t->len - in);
+		size_t len = nl ? (size_t)(nl - line) + 1 : t->len - in;
+		size_t digits = 0;
+		bool is_range;
+
+		/* INDEX<TAB>...: decimal digits, then a TAB */
+		while (digits < len && line[digits] >= '0' && line[digits] <= '9')
+			digits++;
+		is_range = digits && digits < len && line[digits] == '\t';
+
+		if (!is_range)
+			own = len >= hlen && !memcmp(line, header, hlen);
+		if (!is_range || own) {
+			memmove(t->data + out, line, len);
+			out += len;
+		}
+		in += len;
+	}
+	t->len = out;
+}
+
+static bool same_text(const struct text *a, const struct text *b,
+		      const char *what, bool prefix)
+{
+	size_t n = a->len < b->len ? a->len : b->len, off = 0;
+
+	while (off < n && a->data[off] == b->data[off])
+		off++;
+	if (off == b->len && (prefix || off == a->len))
+		return true;
+	tap_diag("%s: %zu bytes, 64 KiB reads: %zu; first difference at byte %zu",
+		 what, b->len, a->len, off);
+	show_line_at("64 KiB reads", a, off);
+	show_line_at(what, b, off);
+	return false;
+}
+
+static enum outcome test_200k_ranges_every_read_size(void)
+{
+	static const size_t chunks[] = { 4096, 1 * MIB };
+	struct sparse_setup setup = { .pages = 2 * BIG_RANGES, .stride = 2 };
+	struct text ref = { 0 }, other = { 0 };
+	struct timespec t0, t1;
+	char path[PATH_MAX], what[48];
+	double ms, projected;
+	long long avail_mib;
+	bool ok = true;
+	struct target t;
+	size_t i;
+	int fd, err;
+
+	if (!have_memory_for(BIG_RANGES, &avail_mib))
+		return skip("needs %lu MiB + 128 MiB available, have %lld MiB: boot the guest with -m 2G",
+			    BIG_RANGES * page_size / MIB, avail_mib);
+	if (target_start(&t, setup_sparse, &setup))
+		return FAIL;
+	if (target_stop(&t)) {
+		target_end(&t);
+		return FAIL;
+	}
+	pmaps_path_pid(path, sizeof(path), t.pid);
+
+	/* a stopped target's PG_active can still flip while batches drain */
+	drain_lru_batches();
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	err = read_path_text(path, READ_CHUNK, &ref);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (err) {
+		tap_diag("reading %s: %s", path, strerror(-err));
+		ok = false;
+		goto out;
+	}
+	tap_diag("%zu bytes in 64 KiB reads: %.1f ms", ref.len,
+		 elapsed_ms(&t0, &t1));
+	tap_check(check_sparse(&ref, path, t.base, BIG_RANGES, setup.stride),
+		  "the 64 KiB-read text lacks the %lu ranges", BIG_RANGES);
+	keep_own_ranges(&ref, t.base);
+
+	for (i = 0; i < ARRAY_SIZE(chunks); i++) {
+		err = read_path_text(path, chunks[i], &other);
+		keep_own_ranges(&other, t.base);
+		snprintf(what, sizeof(what), "%zu-byte reads", chunks[i]);
+		if (err)
+			tap_check(0, "%s of %s: %s", what, path, strerror(-err));
+		else
+			tap_check(same_text(&ref, &other, what, false),
+				  "%s give another text", what);
+	}
+
+	/* 1-byte reads cost a syscall a byte: time 1 MiB, then decide. */
+	other.len = 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		tap_check(0, "open %s: %s", path, strerror(errno));
+		goto out;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	err = read_fd_text(fd, 1, MIB, &other);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ms = elapsed_ms(&t0, &t1);
+	projected = other.len ? ms * (double)ref.len / (double)other.len : 0;
+	tap_diag("1-byte reads: first %zu bytes in %.0f ms; whole file projected %.0f ms",
+		 other.len, ms, projected);
+	if (err == 1 && projected <= BYTE_READ_BUDGET_MS)
+		err = read_fd_text(fd, 1, 0, &other);
+	close(fd);
+	keep_own_ranges(&other, t.base);
+	if (err < 0) {
+		tap_check(0, "1-byte reads of %s: %s", path, strerror(-err));
+	} else {
+		if (err == 1)
+			tap_diag("comparing only the first %zu bytes of 1-byte reads",
+				 other.len);
+		tap_check(same_text(&ref, &other, "1-byte reads", err == 1),
+			  "1-byte reads give another text");
+	}
+out:
+	text_free(&ref);
+	text_free(&other);
+	target_end(&t);
+	ok = ok && !tap_failed_checks;
+	tap_failed_checks = 0;
+	return ok ? PASS : FAIL;
+}
+
+/* ---- test_kernel_memory_per_open_file ---- */
+
+#define NR_OPEN_FILES		100
+/*
+ * Documentation/pmaps_ext.rst: an open file costs its seq_file buffer
+ * (one page, more only for a header longer than that) plus struct file,
+ * struct seq_file and a small private struct; nothing per page, range or
+ * VMA.  64 KiB leaves room for slab rounding and noise, yet a file that
+ * buffers its whole text (over 128 KiB here) fails.
+ */
+#define PER_FILE_BOUND		(64UL << 10)
+#define MEM_TEXT_RANGES		8192
+
+/* Kernel memory that a seq_file buffer (kvmalloc) can come from, in kB. */
+static long long kernel_kb(void)
+{
+	long long slab = meminfo_kb("Slab"), vm = meminfo_kb("VmallocUsed");
+
+	return slab < 0 ? -1 : slab + (vm > 0 ? vm : 0);
+}
+
+/* Open NR_OPEN_FILES of path and read one byte of each. */
+static int open_partially_read(const char *path, int *fds)
+{
+	int i;
+	char byte;
+
+	for (i = 0; i < NR_OPEN_FILES; i++) {
+		fds[i] = open(path, O_RDONLY | O_CLOEXEC);
+		if (fds[i] < 0 || read(fds[i], &byte, 1) != 1) {
+			tap_diag("open and read 1 byte of %s (#%d): %s", path,
+				 i, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void close_all(int *fds)
+{
+	int i;
+
+	for (i = 0; i < NR_OPEN_FILES; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+}
+
+static enum outcome test_kernel_memory_per_open_file(void)
+{
+	struct sparse_setup setup = { .pages = 2 * MEM_TEXT_RANGES, .stride = 2 };
+	long long before, opened, closed, avail0, avail1;
+	int fds[NR_OPEN_FILES];
+	struct text text = { 0 };
+	char path[PATH_MAX];
+	long long per_file;
+	struct target t;
+	bool ok = false;
+	int err;
+
+	if (kernel_kb() < 0)
+		return skip("no Slab line in /proc/meminfo");
+	if (target_start(&t, setup_sparse, &setup))
+		return FAIL;
+	if (target_stop(&t))
+		goto out;
+	pmaps_path_pid(path, sizeof(path), t.pid);
+	err = read_path_text(path, READ_CHUNK, &text);
+	if (err) {
+		tap_diag("reading %s: %s", path, strerror(-err));
+		goto out;
+	}
+	tap_diag("the target's text is %zu bytes", text.len);
+	if (text.len <= 2 * PER_FILE_BOUND) {
+		tap_diag("text too short to tell a per-file bound of %lu bytes from buffering it whole",
+			 PER_FILE_BOUND);
+		goto out;
+	}
+
+	/* warm up: slab caches and dentries the first round would create */
+	memset(fds, -1, sizeof(fds));
+	if (open_partially_read(path, fds))
+		goto out;
+	close_all(fds);
+
+	memset(fds, -1, sizeof(fds));
+	before = kernel_kb();
+	avail0 = meminfo_kb("MemAvailable");
+	if (open_partially_read(path, fds)) {
+		close_all(fds);
+		goto out;
+	}
+	opened = kernel_kb();
+	avail1 = meminfo_kb("MemAvailable");
+	close_all(fds);
+	closed = kernel_kb();
+
+	per_file = (opened - before) * 1024 / NR_OPEN_FILES;
+	tap_diag("Slab+VmallocUsed: %lld kB before, %+lld kB with %d files open, %+lld kB after closing",
+		 before, opened - before, NR_OPEN_FILES, closed - before);
+	tap_diag("=> %lld bytes of kernel memory per open file (bound %lu); MemAvailable %+lld kB",
+		 per_file, PER_FILE_BOUND, avail1 - avail0);
+	ok = per_file < (long long)PER_FILE_BOUND;
+	if (!ok)
+		tap_diag("an open, partially read file costs %lld bytes, over %lu",
+			 per_file, PER_FILE_BOUND);
+out:
+	text_free(&text);
+	target_end(&t);
+	return ok ? PASS : FAIL;
+}
+
+/* ---- test_mmap_latency_under_reader ---- */
+
+#define LAT_RANGES		100000UL
+#define NR_READERS		2
+#define LAT_PHASE_NS		2000000000ULL
+#define LAT_MAX_SAMPLES		(1 << 18)
+#define MIN_READ_MS		50.0
+
+struct lat_shared {
+	volatile int stop_readers;
+	unsigned long full_reads[NR_READERS];
+	int read_err[NR_READERS];
+	size_t nr;
+	uint64_t ns[LAT_MAX_SAMPLES];
+};
+
+struct lat_stats {
+	size_t n;
+	uint64_t median, worst;
+};
+
+/*
+ * The target: for each command byte, time mmap() and munmap() of one
+ * page, both of which take its mmap write lock, for LAT_PHASE_NS.
+ */
+static void latency_target(struct lat_shared *sh, int cmd_fd, int reply_fd)
+{
+	char cmd;
+
+	while (read(cmd_fd, &cmd, 1) == 1 && cmd == 'r') {
+		uint64_t start = now_ns(), t0, t1, t2;
+		size_t n = 0;
+
+		do {
+			void *p;
+
+			t0 = now_ns();
+			p = mmap(NULL, page_size, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			t1 = now_ns();
+			if (p == MAP_FAILED || munmap(p, page_size)) {
+				cmd = 'e';
+				break;
+			}
+			t2 = now_ns();
+			sh->ns[n++] = t1 - t0;
+			sh->ns[n++] = t2 - t1;
+		} while (t2 - start < LAT_PHASE_NS && n + 2 <= LAT_MAX_SAMPLES);
+		sh->nr = n;
+		if (write(reply_fd, &cmd, 1) != 1)
+			break;
+	}
+	_exit(0);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Let the target run one phase; false if it failed or stalled. */
+static bool latency_phase(struct lat_shared *sh, int cmd_fd, int reply_fd,
+			  struct lat_stats *st)
+{
+	char reply = 0;
+
+	*st = (struct lat_stats){ 0 };
+	if (write(cmd_fd, "r", 1) != 1 || read(reply_fd, &reply, 1) != 1 ||
+	    reply != 'r') {
+		tap_diag("the target's mmap loop failed (%c)", reply);
+		return false;
+	}
+	st->n = sh->nr;
+	if (!st->n)
+		return false;
+	qsort(sh->ns, st->n, sizeof(sh->ns[0]), cmp_u64);
+	st->median = sh->ns[st->n / 2];
+	st->worst = sh->ns[st->n - 1];
+	return true;
+}
+
+/* Read path whole, again and again, until told to stop. */
+static void latency_reader(struct lat_shared *sh, int slot, const char *path)
+{
+	struct text t = { 0 };
+
+	/* lower priority: measure lock hold times, not CPU contention */
+	if (setpriority(PRIO_PROCESS, 0, 10))
+		tap_diag("setpriority: %s", strerror(errno));
+	while (!sh->stop_readers) {
+		int err = read_path_text(path, MIB, &t);
+
+		if (err) {
+			sh->read_err[slot] = -err;
+			break;
+		}
+		sh->full_reads[slot]++;
+	}
+	text_free(&t);
+	_exit(0);
+}
+
+static double median3_ms(double a, double b, double c)
+{
+	if (a > b) {
+		double x = a;
+
+		a = b;
+		b = x;
+	}
+	return c < a ? a : c > b ? b : c;
+}
+
+static enum outcome test_mmap_latency_under_reader(void)
+{
+	struct lat_shared *sh;
+	pid_t parent = getpid(), target, readers[NR_READERS] = { 0 };
+	int cmd[2], reply[2], i;
+	struct lat_stats alone = { 0 }, busy = { 0 };
+	struct text text = { 0 };
+	char path[PATH_MAX], ready;
+	double read_ms[3];
+	long long avail_mib;
+	bool ok = false, fast = false;
+
+	if (!have_memory_for(LAT_RANGES, &avail_mib))
+		return skip("needs %lu MiB + 128 MiB available, have %lld MiB",
+			    LAT_RANGES * page_size / MIB, avail_mib);
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED || pipe2(cmd, O_CLOEXEC) ||
+	    pipe2(reply, O_CLOEXEC)) {
+		tap_diag("shared page or pipes: %s", strerror(errno));
+		return FAIL;
+	}
+	fflush(stdout);
+	target = fork();
+	if (target == 0) {
+		close(cmd[1]);
+		close(reply[0]);
+		die_with_parent(parent);
+		if (!map_sparse(2 * LAT_RANGES, 2))
+			_exit(1);
+		if (write(reply[1], "s", 1) != 1)
+			_exit(1);
+		latency_target(sh, cmd[0], reply[1]);
+	}
+	close(cmd[0]);
+	close(reply[1]);
+	if (target < 0 || read(reply[0], &ready, 1) != 1) {
+		tap_diag("the latency target did not set up");
+		goto out;
+	}
+	pmaps_path_pid(path, sizeof(path), target);
+
+	for (i = 0; i < 3; i++) {
+		struct timespec t0, t1;
+		int err;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		err = read_path_text(path, MIB, &text);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		if (err) {
+			tap_diag("reading %s: %s", path, strerror(-err));
+			goto out;
+		}
+		read_ms[i] = elapsed_ms(&t0, &t1);
+	}
+	read_ms[0] = median3_ms(read_ms[0], read_ms[1], read_ms[2]);
+	tap_diag("one full read of %zu bytes (%lu ranges) takes %.1f ms",
+		 text.len, LAT_RANGES, read_ms[0]);
+
+	if (!latency_phase(sh, cmd[1], reply[0], &alone))
+		goto out;
+	for (i = 0; i < NR_READERS; i++) {
+		fflush(stdout);
+		readers[i] = fork();
+		if (readers[i] == 0) {
+			die_with_parent(parent);
+			latency_reader(sh, i, path);
+		}
+		if (readers[i] < 0) {
+			tap_diag("fork: %s", strerror(errno));
+			goto out;
+		}
+	}
+	ok = latency_phase(sh, cmd[1], reply[0], &busy);
+
+	tap_diag("mmap/munmap latency   %10s %10s %8s", "median us", "worst us",
+		 "calls");
+	tap_diag("  without readers     %10.1f %10.1f %8zu",
+		 alone.median / 1e3, alone.worst / 1e3, alone.n);
+	tap_diag("  with %d readers      %10.1f %10.1f %8zu", NR_READERS,
+		 busy.median / 1e3, busy.worst / 1e3, busy.n);
+	tap_diag("  one full read       %10.1f ms", read_ms[0]);
+out:
+	sh->stop_readers = 1;
+	for (i = 0; i < NR_READERS; i++) {
+		if (readers[i] <= 0)
+			continue;
+		waitpid(readers[i], NULL, 0);
+		tap_diag("reader %d: %lu full reads%s%s", i, sh->full_reads[i],
+			 sh->read_err[i] ? ", then " : "",
+			 sh->read_err[i] ? strerror(sh->read_err[i]) : "");
+		if (!sh->full_reads[i] || sh->read_err[i]) {
+			tap_diag("reader %d did not keep reading", i);
+			ok = false;
+		}
+	}
+	if (target > 0) {
+		close(cmd[1]);
+		kill(target, SIGKILL);
+		waitpid(target, NULL, 0);
+	}
+	text_free(&text);
+	if (!ok)
+		return FAIL;
+	if (busy.n < 100) {
+		tap_diag("the target made only %zu mmap calls with readers",
+			 busy.n);
+		return FAIL;
+	}
+	fast = read_ms[0] < MIN_READ_MS;
+	if (fast)
+		return skip("a full read takes %.1f ms, under %.0f ms: too fast to tell",
+			    read_ms[0], MIN_READ_MS);
+	/* a reader holding mmap_lock for a whole read would stall mmap that long */
+	if ((double)busy.worst / 1e6 >= read_ms[0]) {
+		tap_diag("worst mmap latency %.1f ms >= one full read %.1f ms: is mmap_lock held across the read?",
+			 busy.worst / 1e6, read_ms[0]);
+		return FAIL;
+	}
+	return PASS;
+}
+
+/* ---- permissions ---- */
+
+struct anon_setup {
+	size_t pages;
+	bool drop;		/* become NOBODY first */
+	int dumpable;		/* PR_SET_DUMPABLE after dropping; -1: leave */
+	int *dumpable_seen;	/* shared: PR_GET_DUMPABLE after setup */
+};
+
+static char *setup_anon(void *arg)
+{
+	const struct anon_setup *s = arg;
+	char *base;
+
+	if (s->drop && !drop_to_nobody(s->dumpable))
+		return NULL;
+	if (s->dumpable_seen)
+		*s->dumpable_seen = prctl(PR_GET_DUMPABLE);
+	base = map_sparse(s->pages, 1);
+	drain_lru_batches();
+	return base;
+}
+
+/* The target's file must hold its one range of written pages. */
+static bool reads_target(const struct target *t, size_t pages)
+{
+	struct text text = { 0 };
+	const struct pmaps_vma *v;
+	char path[PATH_MAX];
+	struct pmaps_map map;
+	bool ok = false;
+	int err;
+
+	pmaps_path_pid(path, sizeof(path), t->pid);
+	err = read_path_text(path, READ_CHUNK, &text);
+	if (err) {
+		tap_diag("uid %d reading %s: %s", (int)geteuid(), path,
+			 strerror(-err));
+		text_free(&text);
+		return false;
+	}
+	if (!parse_text(&text, path, &map)) {
+		v = vma_at(&map, t->base);
+		ok = v && v->nr_ranges == 1 &&
+		     v->ranges[0].index == (uintptr_t)t->base / page_size &&
+		     v->ranges[0].count == pages;
+		if (!ok)
+			tap_diag("%s lacks the target's %zu written pages at %p",
+				 path, pages, (void *)t->base);
+		pmaps_map_free(&map);
+	}
+	text_free(&text);
+	return ok;
+}
+
+struct cap_case {
+	const char *name;
+	uint32_t caps;		/* effective and permitted, bits 0..31 */
+	bool may_read;
+	const struct target *target;
+};
+
+#define CAPBIT(c)		(1u << (c))
+
+/* No libcap: capset(2) with the version 3 (64-bit) layout. */
+static int set_caps(uint32_t caps)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2] = {
+		{ .effective = caps, .permitted = caps },
+	};
+
+	return (int)syscall(SYS_capset, &hdr, data);
+}
+
+/* Become NOBODY keeping only the capabilities of c, then open. */
+static bool read_with_caps(void *arg)
+{
+	const struct cap_case *c = arg;
+
+	/* keep the permitted set across the uid change, to pick from */
+	if (prctl(PR_SET_KEEPCAPS, 1)) {
+		tap_diag("PR_SET_KEEPCAPS: %s", strerror(errno));
+		return false;
+	}
+	if (!drop_to(NOBODY))
+		return false;
+	if (set_caps(c->caps)) {
+		tap_diag("capset %#x: %s", c->caps, strerror(errno));
+		return false;
+	}
+	if (c->may_read)
+		return reads_target(c->target, 4);
+	return open_denied_pid(c->target->pid);
+}
+
+static enum outcome test_perm_cap_sys_ptrace_only(void)
+{
+	struct anon_setup setup = { .pages = 4, .dumpable = -1 };
+	struct cap_case cases[] = {
+		{ "CAP_SYS_PTRACE only", CAPBIT(CAP_SYS_PTRACE), true, NULL },
+		{ "no capabilities", 0, false, NULL },
+		{ "CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, CAP_FOWNER",
+		  CAPBIT(CAP_DAC_OVERRIDE) | CAPBIT(CAP_DAC_READ_SEARCH) |
+		  CAPBIT(CAP_FOWNER), false, NULL },
+	};
+	struct target t;
+	bool ok = true;
+	size_t i;
+
+	if (!require_root())
+		return skip("needs root");
+	/* a root target, dumpable: only the reader's capabilities differ */
+	if (target_start(&t, setup_anon, &setup))
+		return FAIL;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		cases[i].target = &t;
+		if (!run_in_child(read_with_caps, &cases[i])) {
+			tap_diag("uid %d with %s: expected %s", NOBODY,
+				 cases[i].name,
+				 cases[i].may_read ? "to read" : "EACCES");
+			ok = false;
+		}
+	}
+	target_end(&t);
+	return ok ? PASS : FAIL;
+}
+
+static bool denied_as_nobody(void *arg)
+{
+	return drop_to(NOBODY) && open_denied_pid(*(pid_t *)arg);
+}
+
+/*
+ * A set-id program is non-dumpable because exec changed its credentials;
+ * the initramfs has no setuid file, but setresuid() from root makes the
+ * same change (commit_creds() sets dumpable from fs.suid_dumpable).
+ */
+static enum outcome test_perm_setuid_target(void)
+{
+	struct anon_setup setup = { .pages = 4, .drop = true, .dumpable = -1 };
+	int *dumpable;
+	struct target t;
+	bool ok = true;
+	FILE *f;
+	int mode = 0;
+
+	if (!require_root())
+		return skip("needs root");
+	f = fopen("/proc/sys/fs/suid_dumpable", "re");
+	if (f) {
+		if (fscanf(f, "%d", &mode) != 1)
+			mode = 0;
+		fclose(f);
+	}
+	if (mode == 1)
+		return skip("fs.suid_dumpable is 1: credential changes keep processes dumpable");
+	dumpable = mmap(NULL, sizeof(*dumpable), PROT_READ | PROT_WRITE,
+			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (dumpable == MAP_FAILED)
+		return FAIL;
+	*dumpable = -1;
+	setup.dumpable_seen = dumpable;
+	if (target_start(&t, setup_anon, &setup))
+		return FAIL;
+	if (*dumpable == 1) {
+		tap_diag("the target is dumpable after setresuid(%d)", NOBODY);
+		ok = false;
+	}
+	if (!run_in_child(denied_as_nobody, &t.pid))
+		ok = false;
+	if (!reads_target(&t, setup.pages)) {
+		tap_diag("root cannot read the non-dumpable target");
+		ok = false;
+	}
+	target_end(&t);
+	return ok ? PASS : FAIL;
+}
+
+/* Run argv with stdout and stderr into out; return its wait status. */
+static int run_capture(char *const argv[], struct text *out)
+{
+	int pipefd[2], status = -1;
+	pid_t pid;
+
+	out->len = 0;
+	if (pipe2(pipefd, O_CLOEXEC))
+		return -1;
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		dup2(pipefd[1], 1);
+		dup2(pipefd[1], 2);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	if (pid > 0)
+		read_fd_text(pipefd[0], READ_CHUNK, 0, out);
+	close(pipefd[0]);
+	if (pid > 0 && waitpid(pid, &status, 0) != pid)
+		status = -1;
+	return status;
+}
+
+/* Nothing may name a pfn, in any case. */
+static bool text_has_no_pfn(const struct text *t, const char *what)
+{
+	size_t i;
+
+	for (i = 0; i + 3 <= t->len; i++)
+		if (!strncasecmp(t->data + i, "pfn", 3)) {
+			tap_diag("%s mentions a pfn at byte %zu", what, i);
+			return false;
+		}
+	return true;
+}
+
+/*
+ * Range lines have exactly the four documented columns, and each index
+ * is virtual: the range lies inside its VMA.
+ */
+static bool ranges_are_virtual(const struct text *t, const char *path)
+{
+	const char *p = t->data, *end = t->data + t->len;
+	struct pmaps_map map;
+	bool ok = true;
+	size_t i, j;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = (size_t)((nl ? nl : end) - p), tabs = 0, k;
+
+		if (n && p[0] >= '0' && p[0] <= '9' && memchr(p, '\t', n)) {
+			for (k = 0; k < n; k++)
+				tabs += p[k] == '\t';
+			if (tabs != 3) {
+				tap_diag("range line with %zu columns: %.*s",
+					 tabs + 1, (int)n, p);
+				ok = false;
+			}
+		}
+		p = nl ? nl + 1 : end;
+	}
+	if (parse_text(t, path, &map))
+		return false;
+	for (i = 0; i < map.nr_vmas; i++) {
+		const struct pmaps_vma *v = &map.vmas[i];
+
+		for (j = 0; j < v->nr_ranges; j++) {
+			const struct pmaps_range *r = &v->ranges[j];
+			unsigned long long a = pmaps_range_addr(v, r);
+
+			if (a < v->start || a + r->count * page_size > v->end) {
+				tap_diag("line %u: index %llu is outside its VMA %s",
+					 r->line, r->index, v->header);
+				ok = false;
+			}
+		}
+	}
+	pmaps_map_free(&map);
+	return ok;
+}
+
+/* The CLI's --source for file_fmt, and its target argument. */
+static void cli_source(pid_t pid, char *src, size_t srclen, char *arg,
+		       size_t arglen)
+{
+	if (!strcmp(file_fmt, DEFAULT_FILE_FMT)) {
+		snprintf(src, srclen, "--source=module");
+		snprintf(arg, arglen, "%d", (int)pid);
+	} else if (!strcmp(file_fmt, "/proc/%s/pmaps") ||
+		   !strcmp(file_fmt, "/proc/%d/pmaps")) {
+		snprintf(src, srclen, "--source=kernel");
+		snprintf(arg, arglen, "%d", (int)pid);
+	} else {
+		/* any other file is read as a saved document */
+		snprintf(src, srclen, "--source=file");
+		pmaps_path_pid(arg, arglen, pid);
+	}
+}
+
+static bool cli_shows_no_pfn(const char *base)
+{
+	const char *cli = getenv("PMAPS_CLI");
+	char src[32], who[PATH_MAX], addr[32], range[64], what[64];
+	char *views[][3] = { { "--address", addr, NULL },
+			     { "--pages", "--range", range } };
+	struct text out = { 0 };
+	bool ok = true;
+	size_t i;
+
+	if (!cli || !*cli)
+		cli = DEFAULT_CLI;
+	cli_source(getpid(), src, sizeof(src), who, sizeof(who));
+	snprintf(addr, sizeof(addr), "%lx", (unsigned long)(uintptr_t)base);
+	snprintf(range, sizeof(range), "%lx,%lx", (unsigned long)(uintptr_t)base,
+		 (unsigned long)(uintptr_t)base + 4 * page_size);
+	for (i = 0; i < ARRAY_SIZE(views); i++) {
+		char *argv[8] = { (char *)cli, src, "--color=never", views[i][0] };
+		size_t n = 4;
+		int status;
+
+		if (views[i][1])
+			argv[n++] = views[i][1];
+		if (views[i][2])
+			argv[n++] = views[i][2];
+		argv[n++] = who;
+		status = run_capture(argv, &out);
+		snprintf(what, sizeof(what), "pmaps %s", views[i][0]);
+		if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+			tap_diag("%s %s %s (uid %d) exited with status %d: %.*s",
+				 cli, src, views[i][0], NOBODY, status,
+				 (int)(out.len < 300 ? out.len : 300),
+				 out.data ? out.data : "");
+			ok = false;
+		} else if (!out.len) {
+			tap_diag("%s printed nothing", what);
+			ok = false;
+		}
+		ok = text_has_no_pfn(&out, what) && ok;
+	}
+	text_free(&out);
+	return ok;
+}
+
+static bool no_pfn_as_nobody(void *arg)
+{
+	struct pmaps_pagemap pm;
+	struct text text = { 0 };
+	char path[PATH_MAX], err[256];
+	uint64_t ent[4];
+	bool ok = true;
+	char *base;
+	size_t i;
+	int rc;
+
+	(void)arg;
+	if (!drop_to(NOBODY))
+		return false;
+	/* the uid change made us non-dumpable; the CLI child must read us */
+	prctl(PR_SET_DUMPABLE, 1);
+	base = map_sparse(4, 1);
+	if (!base)
+		return false;
+	drain_lru_batches();
+
+	pmaps_path(path, sizeof(path), "self");
+	rc = read_path_text(path, READ_CHUNK, &text);
+	if (rc) {
+		tap_diag("reading %s: %s", path, strerror(-rc));
+		return false;
+	}
+	ok = text_has_no_pfn(&text, path) && ok;
+	ok = ranges_are_virtual(&text, path) && ok;
+	text_free(&text);
+
+	/* what the CLI's pagemap views get: present, but PFN 0 */
+	if (pmaps_pagemap_open(&pm, getpid(), err, sizeof(err))) {
+		tap_diag("%s", err);
+		return false;
+	}
+	if (pmaps_pagemap_read(&pm, (uintptr_t)base, ent, 4, err, sizeof(err))) {
+		tap_diag("%s", err);
+		ok = false;
+	} else {
+		for (i = 0; i < 4; i++)
+			if (!(ent[i] & PMAPS_PM_PRESENT) || pmaps_pm_pfn(ent[i])) {
+				tap_diag("pagemap of page %zu as uid %d: %#llx, expected present with PFN 0",
+					 i, NOBODY, (unsigned long long)ent[i]);
+				ok = false;
+			}
+	}
+	pmaps_pagemap_close(&pm);
+	return cli_shows_no_pfn(base) && ok;
+}
+
+static enum outcome test_no_physical_addresses(void)
+{
+	if (!require_root())
+		return skip("needs root");
+	return run_in_child(no_pfn_as_nobody, NULL) ? PASS : FAIL;
+}
+
+/* ---- runner ---- */
+
+static const struct test_case tests[] = {
+	TEST(test_200k_ranges_every_read_size),
+	TEST(test_kernel_memory_per_open_file),
+	TEST(test_mmap_latency_under_reader),
+	TEST(test_perm_cap_sys_ptrace_only),
+	TEST(test_perm_setuid_target),
+	TEST(test_no_physical_addresses),
+};
+
+/* PMAPS_FILE_FMT may say "%d": cli_source() matches either form. */
+int main(int argc, char **argv)
+{
+	return guest_main(argc, argv, tests, ARRAY_SIZE(tests),
+			  TEST_TIMEOUT_SEC, true);
+}
