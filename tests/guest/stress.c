@@ -19,34 +19,19 @@
  *			previous START (a VMA split or merged mid-read
  *			legitimately does that; see check_header())
  */
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <setjmp.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stdatomic.h>
-#include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "pmaps.h"
-#include "tap.h"
+#include "guest.h"
 
 #ifndef MADV_COLLAPSE
 #define MADV_COLLAPSE		25	/* Linux 6.1 */
 #endif
 
-#define DEFAULT_FILE_FMT	"/proc/pmaps_ext/%d"
+/* guest.h's DEFAULT_FILE_FMT has %s; this program's default has %d */
+#define STRESS_FILE_FMT		"/proc/pmaps_ext/%d"
 #define DEFAULT_KERNEL_FMT	"/proc/%d/pmaps"
 #define DEFAULT_STRESS_SECONDS	20
 #define TEST_TIMEOUT_SEC	120
@@ -56,37 +41,18 @@
 #define MAX_SHOWN		3	/* detailed reports per checker */
 #define HUGE_SIZE		(2UL << 20)
 
-#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
-
-enum outcome { PASS, FAIL, SKIP };
-
-static const char *module_fmt, *kernel_fmt;
-static unsigned long long page_size;
+/* The module's file is guest.h's file_fmt; the kernel's is kernel_fmt. */
+static const char *kernel_fmt;
 static bool strict_order;
-static char *skip_reason;
-#define SKIP_REASON_SIZE	256
 
-/* One conversion, %d or %s, and nothing else that printf would expand. */
-static bool fmt_valid(const char *fmt)
+/* pmaps_path_pid() through another (validated) format, e.g. kernel_fmt. */
+static void fmt_path_pid(char *out, size_t size, const char *fmt, pid_t pid)
 {
-	const char *pct = strchr(fmt, '%');
+	const char *saved = file_fmt;
 
-	return pct && (pct[1] == 'd' || pct[1] == 's') && !strchr(pct + 2, '%');
-}
-
-static void pid_path(char *out, size_t size, const char *fmt, pid_t pid)
-{
-	const char *pct = strchr(fmt, '%');
-
-	snprintf(out, size, "%.*s%d%s", (int)(pct - fmt), fmt, (int)pid,
-		 pct + 2);
-}
-
-static void die_with_parent(pid_t parent)
-{
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent)
-		_exit(1);
+	file_fmt = fmt;
+	pmaps_path_pid(out, size, pid);
+	file_fmt = saved;
 }
 
 static uint64_t now_ns(void)
@@ -131,51 +97,15 @@ static void rnd_seed(void)
 
 /* ---- reading ---- */
 
-struct text {
-	char *data;
-	size_t len, cap;
-};
-
 static const size_t read_sizes[] = { 1, 7, 512, 4096, 65536 };
 
 /*
- * Read fd to EOF.  Read sizes rotate through read_sizes from *rotor on
- * (rotor NULL: always fixed).  Returns 0 or -errno; t holds what came.
+ * Replace t with the whole of path, the read sizes rotating through
+ * read_sizes from *rotor on: read_fd_text() with a limit one byte above
+ * what t holds does one read.  Returns 0 or -errno; t holds what came.
  */
-static int read_fd(int fd, struct text *t, size_t *rotor, size_t fixed)
-{
-	t->len = 0;
-	for (;;) {
-		size_t want = rotor ? read_sizes[(*rotor)++ % ARRAY_SIZE(read_sizes)]
-				    : fixed;
-		ssize_t n;
-
-		if (t->cap - t->len < want) {
-			size_t cap = t->cap ? t->cap : 65536;
-			char *grown;
-
-			while (cap - t->len < want)
-				cap *= 2;
-			grown = realloc(t->data, cap);
-			if (!grown)
-				return -ENOMEM;
-			t->data = grown;
-			t->cap = cap;
-		}
-		n = read(fd, t->data + t->len, want);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			return 0;
-		t->len += (size_t)n;
-	}
-}
-
-static int read_path(const char *path, struct text *t, size_t *rotor,
-		     size_t fixed)
+static int read_path_rotating(const char *path, struct text *t,
+			      size_t *rotor)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	int err;
@@ -183,7 +113,11 @@ static int read_path(const char *path, struct text *t, size_t *rotor,
 	t->len = 0;
 	if (fd < 0)
 		return -errno;
-	err = read_fd(fd, t, rotor, fixed);
+	do
+		err = read_fd_text(fd, read_sizes[(*rotor)++ %
+						  ARRAY_SIZE(read_sizes)],
+				   t->len + 1, t);
+	while (err == 1);
 	close(fd);
 	return err;
 }
@@ -983,7 +917,7 @@ static bool benign_after_exit(int err)
 static void reader_pass(struct checker *c, const char *path, struct text *t,
 			size_t *rotor, bool target_may_vanish)
 {
-	int err = read_path(path, t, rotor, 0);
+	int err = read_path_rotating(path, t, rotor);
 	bool gone = target_may_vanish || atomic_load(&race->mutator_done);
 
 	if (err && !(gone && benign_after_exit(err))) {
@@ -1011,7 +945,7 @@ static void reader_main(int id, const char *fmt, pid_t mutator)
 	bool last;
 
 	snprintf(c->who, sizeof(c->who), "reader %d", id);
-	pid_path(path, sizeof(path), fmt, mutator);
+	fmt_path_pid(path, sizeof(path), fmt, mutator);
 	for (round = 0;; round++) {
 		pid_t child;
 
@@ -1020,7 +954,7 @@ static void reader_main(int id, const char *fmt, pid_t mutator)
 		reader_pass(c, path, &t, &rotor, false);
 		child = atomic_load(&race->exec_child);
 		if (round % 8 == 0 && child > 0) {
-			pid_path(child_path, sizeof(child_path), fmt, child);
+			fmt_path_pid(child_path, sizeof(child_path), fmt, child);
 			reader_pass(c, child_path, &t, &rotor, true);
 		}
 		if (last)
@@ -1066,6 +1000,7 @@ static enum outcome test_race_stress(void)
 	bool kernel_file, ok = true;
 	int status = 0, i;
 
+	rnd_seed();	/* each test's process seeds its own */
 	alarm((unsigned int)(seconds + TEST_TIMEOUT_SEC));
 	race = mmap(NULL, sizeof(*race), PROT_READ | PROT_WRITE,
 		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -1073,9 +1008,9 @@ static enum outcome test_race_stress(void)
 		tap_diag("mmap: %s", strerror(errno));
 		return FAIL;
 	}
-	pid_path(kernel_path, sizeof(kernel_path), kernel_fmt, getpid());
-	kernel_file = strcmp(kernel_fmt, module_fmt) && !access(kernel_path, R_OK);
-	tap_diag("mutating for %ld s; readers on %s%s%s", seconds, module_fmt,
+	fmt_path_pid(kernel_path, sizeof(kernel_path), kernel_fmt, getpid());
+	kernel_file = strcmp(kernel_fmt, file_fmt) && !access(kernel_path, R_OK);
+	tap_diag("mutating for %ld s; readers on %s%s%s", seconds, file_fmt,
 		 kernel_file ? " and " : "", kernel_file ? kernel_fmt : "");
 
 	fflush(stdout);
@@ -1095,7 +1030,7 @@ static enum outcome test_race_stress(void)
 	}
 	for (i = 0; i < NR_READERS; i++) {
 		const char *fmt = kernel_file && i >= NR_READERS / 2 ?
-				  kernel_fmt : module_fmt;
+				  kernel_fmt : file_fmt;
 
 		readers[i] = fork();
 		if (readers[i] == 0) {
@@ -1239,10 +1174,11 @@ static enum outcome test_exit_between_reads(void)
 	pid_t target;
 	ssize_t n;
 
+	rnd_seed();
 	target = spawn_target(BETWEEN_TARGET_RANGES, NULL);
 	if (target < 0)
 		return FAIL;
-	pid_path(path, sizeof(path), module_fmt, target);
+	pmaps_path_pid(path, sizeof(path), target);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		tap_diag("open %s: %s", path, strerror(errno));
@@ -1405,7 +1341,7 @@ static bool read_while_killed(pid_t target, pid_t killer, int go_fd,
 	int fd, status = 0;
 	bool ok = true;
 
-	pid_path(path, sizeof(path), module_fmt, target);
+	pmaps_path_pid(path, sizeof(path), target);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		tap_diag("open %s: %s", path, strerror(errno));
@@ -1415,7 +1351,8 @@ static bool read_while_killed(pid_t target, pid_t killer, int go_fd,
 	}
 	if (write(go_fd, "g", 1) != 1)
 		ok = false;
-	*err = -read_fd(fd, t, NULL, HUGE_READ_SIZE);
+	t->len = 0;
+	*err = -read_fd_text(fd, HUGE_READ_SIZE, 0, t);
 	close(go_fd);
 	close(fd);
 	if (waitpid(killer, &status, 0) != killer || !WIFEXITED(status) ||
@@ -1435,6 +1372,7 @@ static enum outcome test_exit_mid_huge_read(void)
 	bool ok = true;
 	int i, err = 0, status = 0;
 
+	rnd_seed();
 	for (i = 0; i <= HUGE_KILLS && ok; i++) {
 		pid_t target, killer;
 		uintptr_t area = 0;
@@ -1456,9 +1394,9 @@ static enum outcome test_exit_mid_huge_read(void)
 			return FAIL;
 		}
 		/* the whole text first, to compare the cut one with */
-		pid_path(path, sizeof(path), module_fmt, target);
+		pmaps_path_pid(path, sizeof(path), target);
 		t0 = now_ns();
-		err = read_path(path, &full, NULL, HUGE_READ_SIZE);
+		err = read_path_text(path, HUGE_READ_SIZE, &full);
 		full_ns = now_ns() - t0;
 		checker_init(&c, "full text");
 		if (err || check_text(&c, full.data, full.len) ||
@@ -1529,6 +1467,7 @@ static enum outcome test_open_exit_read_close_1000(void)
 	struct text t = { 0 };
 	struct checker c;
 
+	rnd_seed();
 	checker_init(&c, "open-exit-read-close");
 	for (i = 0; i < CYCLES; i++) {
 		enum child_end how = (enum child_end)(i % NR_ENDS);
@@ -1555,7 +1494,7 @@ static enum outcome test_open_exit_read_close_1000(void)
 			_exit(0);
 		}
 		close(go[0]);
-		pid_path(path, sizeof(path), module_fmt, child);
+		pmaps_path_pid(path, sizeof(path), child);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0 && !(errno == ENOENT && how == END_AT_ONCE) &&
 		    problems++ < MAX_SHOWN)
@@ -1566,7 +1505,8 @@ static enum outcome test_open_exit_read_close_1000(void)
 		close(go[1]);	/* END_EXIT: the child reads EOF and exits */
 		if (fd >= 0) {
 			opened++;
-			err = read_fd(fd, &t, NULL, 4096);
+			t.len = 0;
+			err = read_fd_text(fd, 4096, 0, &t);
 			if (err == -ESRCH)
 				esrch++;
 			else if (err && problems++ < MAX_SHOWN)
@@ -1604,57 +1544,12 @@ static enum outcome test_open_exit_read_close_1000(void)
 
 /* ---- runner ---- */
 
-struct test_case {
-	const char *name;
-	enum outcome (*run)(void);
-};
-
-#define TEST(fn) { #fn, fn }
-
 static const struct test_case tests[] = {
 	TEST(test_race_stress),
 	TEST(test_exit_between_reads),
 	TEST(test_exit_mid_huge_read),
 	TEST(test_open_exit_read_close_1000),
 };
-
-/* Each test runs in its own process: a crash or hang fails only that test. */
-static enum outcome run_isolated(const struct test_case *tc)
-{
-	pid_t pid;
-	int status;
-
-	skip_reason[0] = '\0';
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0) {
-		tap_diag("fork: %s", strerror(errno));
-		return FAIL;
-	}
-	if (pid == 0) {
-		enum outcome result;
-
-		alarm(TEST_TIMEOUT_SEC);
-		rnd_seed();
-		result = tc->run();
-		fflush(stdout);
-		_exit(result);
-	}
-	if (waitpid(pid, &status, 0) != pid) {
-		tap_diag("waitpid: %s", strerror(errno));
-		return FAIL;
-	}
-	if (WIFEXITED(status) && WEXITSTATUS(status) <= SKIP)
-		return (enum outcome)WEXITSTATUS(status);
-	if (WIFSIGNALED(status))
-		tap_diag("%s killed by signal %d (%s)%s", tc->name,
-			 WTERMSIG(status), strsignal(WTERMSIG(status)),
-			 WTERMSIG(status) == SIGALRM ? ": timed out" : "");
-	else
-		tap_diag("%s exited with status %d", tc->name,
-			 WEXITSTATUS(status));
-	return FAIL;
-}
 
 static const char *env_fmt(const char *name, const char *fallback)
 {
@@ -1665,12 +1560,10 @@ static const char *env_fmt(const char *name, const char *fallback)
 
 int main(int argc, char **argv)
 {
-	const struct test_case *chosen[ARRAY_SIZE(tests)];
-	size_t nr_chosen = 0, i, j;
-	int failed = 0, passed = 0, skipped = 0;
-	const char *strict;
+	const char *module_fmt, *strict;
+	int i;
 
-	page_size = (unsigned long long)sysconf(_SC_PAGESIZE);
+	page_size = (size_t)sysconf(_SC_PAGESIZE);
 	if (argc == 3 && !strcmp(argv[1], MUTATOR_ARG)) {
 		struct mutator_stats st = { 0 };
 
@@ -1678,53 +1571,28 @@ int main(int argc, char **argv)
 	}
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	module_fmt = env_fmt("PMAPS_FILE_FMT", DEFAULT_FILE_FMT);
+	module_fmt = env_fmt("PMAPS_FILE_FMT", STRESS_FILE_FMT);
 	kernel_fmt = env_fmt("PMAPS_KERNEL_FMT", DEFAULT_KERNEL_FMT);
-	if (!fmt_valid(module_fmt) || !fmt_valid(kernel_fmt)) {
+	if (!file_fmt_valid(module_fmt, true) ||
+	    !file_fmt_valid(kernel_fmt, true)) {
 		printf("Bail out! PMAPS_FILE_FMT and PMAPS_KERNEL_FMT need exactly one %%d: %s, %s\n",
 		       module_fmt, kernel_fmt);
 		return 1;
 	}
-	strict = getenv("STRESS_STRICT_ORDER");
-	strict_order = strict && !strcmp(strict, "1");
-	skip_reason = mmap(NULL, SKIP_REASON_SIZE, PROT_READ | PROT_WRITE,
-			   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (skip_reason == MAP_FAILED) {
+	/* guest_main() reads PMAPS_FILE_FMT, with guest.h's default */
+	if (setenv("PMAPS_FILE_FMT", module_fmt, 1)) {
 		printf("Bail out! out of memory\n");
 		return 1;
 	}
-	for (i = 1; i < (size_t)argc; i++) {
-		for (j = 0; j < ARRAY_SIZE(tests); j++)
-			if (!strcmp(tests[j].name, argv[i]))
-				break;
-		if (j == ARRAY_SIZE(tests) || nr_chosen == ARRAY_SIZE(tests)) {
+	strict = getenv("STRESS_STRICT_ORDER");
+	strict_order = strict && !strcmp(strict, "1");
+	/* as before: no more names than tests (guest_main() would repeat one) */
+	for (i = 1; i < argc; i++)
+		if (!find_test(tests, ARRAY_SIZE(tests), argv[i]) ||
+		    (size_t)i > ARRAY_SIZE(tests)) {
 			printf("Bail out! no test named %s\n", argv[i]);
 			return 1;
 		}
-		chosen[nr_chosen++] = &tests[j];
-	}
-	if (argc == 1)
-		for (i = 0; i < ARRAY_SIZE(tests); i++)
-			chosen[nr_chosen++] = &tests[i];
-
-	tap_plan((int)nr_chosen);
-	tap_diag("pmaps file: %s", module_fmt);
-	for (i = 0; i < nr_chosen; i++) {
-		switch (run_isolated(chosen[i])) {
-		case PASS:
-			tap_result(1, chosen[i]->name);
-			passed++;
-			break;
-		case SKIP:
-			tap_skip(chosen[i]->name, skip_reason);
-			skipped++;
-			break;
-		case FAIL:
-			tap_result(0, chosen[i]->name);
-			failed++;
-			break;
-		}
-	}
-	tap_diag("%d passed, %d skipped, %d failed", passed, skipped, failed);
-	return failed ? 1 : 0;
+	return guest_main(argc, argv, tests, ARRAY_SIZE(tests),
+			  TEST_TIMEOUT_SEC, true);
 }
