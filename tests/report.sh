@@ -1,0 +1,103 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Write Documentation/reliability.rst from a make check log: per kernel,
+# the load the race stress put through the module and how it ended, the
+# faults survived, the memory held, and the fuzzing done.  make check runs
+# it at the end, so the table always shows the last full run.
+#
+#   tests/report.sh build/check.log > Documentation/reliability.rst
+set -eu
+log=${1:?usage: tests/report.sh CHECK_LOG}
+
+cat <<'HEAD'
+.. SPDX-License-Identifier: GPL-2.0
+
+==========================================
+Reliability: results of the last make check
+==========================================
+
+Written by ``tests/report.sh`` from the log of ``make check`` (do not edit by
+hand).  Each kernel booted with ``panic_on_warn=1``; its console was
+checked for ``BUG:``, ``WARNING:``, ``Oops``, lockdep, KASAN and soft lockup
+reports.  The debug kernel has KASAN, PROVE_LOCKING, DEBUG_ATOMIC_SLEEP,
+DEBUG_VM and the softlockup and hung-task detectors.
+
+HEAD
+
+awk '
+function flush() {
+	if (kernel == "")
+		return
+	printf "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", kernel, stress, exits,
+		unloads, memory, latency, failed, verdict
+	kernel = ""
+}
+/^qemu: kernel / {
+	flush()
+	kernel = $3; stress = "-"; exits = "ok"; unloads = "-"; memory = "-"
+	latency = "-"; failed = 0; verdict = "clean"
+	next
+}
+# The header of a host suite ends the guest section before it.
+/^== / { flush(); next }
+kernel == "" { next }
+/^not ok/ { failed++ }
+/reads, .* VMAs, .* ranges checked/ {
+	sub(/^# /, ""); sub(/ \(.*/, ""); stress = $0
+}
+/^not ok [0-9]+ test_(exit_between_reads|exit_mid_huge_read|open_exit_read_close_1000)/ {
+	exits = "FAILED"
+}
+/unloads went through while readers were busy/ { unloads = $2 "/" $4 }
+/bytes of kernel memory per open file/ { memory = $3 " B" }
+/^#   with 2 readers/ { latency = $(NF - 1) " us" }
+/^#   one full read/ { latency = latency " / " $(NF - 1) " ms" }
+/^qemu: .*: the console shows a kernel problem/ { verdict = "KERNEL PROBLEM" }
+/^qemu: .*: the guest did not finish/ { verdict = "DID NOT FINISH" }
+END { flush() }
+' "$log" | awk -F'\t' '
+BEGIN {
+	h[1] = "Kernel"; h[2] = "Race stress: reads, VMAs, ranges checked"
+	h[3] = "Exit races"; h[4] = "Unloads while open"
+	h[5] = "Kernel memory per open file"
+	h[6] = "Worst mmap with readers / one full read"
+	h[7] = "Tests failed"; h[8] = "Console"
+	n = 8
+	for (i = 1; i <= n; i++) w[i] = length(h[i])
+}
+{
+	rows++
+	for (i = 1; i <= n; i++) {
+		cell[rows, i] = $i
+		if (length($i) > w[i]) w[i] = length($i)
+	}
+}
+function rule(   i, s) {
+	s = ""
+	for (i = 1; i <= n; i++) s = s (i > 1 ? "  " : "") sprintf("%s", dashes(w[i]))
+	print s
+}
+function dashes(k,   s) { s = ""; while (k-- > 0) s = s "="; return s }
+function row(get,   i, s) {
+	s = ""
+	for (i = 1; i <= n; i++) s = s (i > 1 ? "  " : "") sprintf("%-" w[i] "s", get[i])
+	sub(/ +$/, "", s)
+	print s
+}
+END {
+	rule(); row(h); rule()
+	for (r = 1; r <= rows; r++) {
+		for (i = 1; i <= n; i++) c[i] = cell[r, i]
+		row(c)
+	}
+	rule()
+}'
+
+echo
+echo "Bad inputs tried (libFuzzer, ASan and UBSan, over the committed corpus):"
+echo
+grep -E '^ok [0-9]+ fuzz_(parse|cli):|^not ok [0-9]+ fuzz' "$log" | sed 's/^\(not \)\{0,1\}ok [0-9]* /- /' || echo "- (no fuzzing in this log)"
+echo
+echo "Unit tests under ASan and UBSan: $(awk '/^== unit-asan/ { on = 1; next } /^== / { on = 0 } on && /^ok / { n++ } on && /^not ok/ { f++ } END { printf "%d passed, %d failed", n, f }' "$log")."
+echo
+echo "Whole run: $(tail -n 1 "$log")."
