@@ -54,6 +54,7 @@ check1() {
 	fi
 	run unit make -s -C "$top/tests/unit" run
 	run unit-asan make -s -C "$top/tests/unit" asan
+	run unit-valgrind make -s -C "$top/tests/unit" valgrind
 	check1 style_checkpatch "$top/tests/style.sh"
 	run dkms "$top/tests/dkms.sh"
 	run fuzz "$top/tests/fuzz/run.sh"

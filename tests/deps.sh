@@ -12,7 +12,7 @@ if [ "${CI:-}" = true ] || ! have_lists; then
 	apt-get update -qq
 fi
 
-want="qemu-system-x86 busybox-static cpio gzip make gcc libc6-dev"
+want="qemu-system-x86 busybox-static cpio gzip make gcc libc6-dev valgrind"
 # Building the patched kernel (tests/kernel/build.sh).
 want="$want flex bison bc libelf-dev libssl-dev xz-utils git"
 # checkpatch.pl runs scripts/spdxcheck.py, which needs these.

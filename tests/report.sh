@@ -98,6 +98,9 @@ echo "Bad inputs tried (libFuzzer, ASan and UBSan, over the committed corpus):"
 echo
 grep -E '^ok [0-9]+ fuzz_(parse|cli):|^not ok [0-9]+ fuzz' "$log" | sed 's/^\(not \)\{0,1\}ok [0-9]* /- /' || echo "- (no fuzzing in this log)"
 echo
-echo "Unit tests under ASan and UBSan: $(awk '/^== unit-asan/ { on = 1; next } /^== / { on = 0 } on && /^ok / { n++ } on && /^not ok/ { f++ } END { printf "%d passed, %d failed", n, f }' "$log")."
+for suite in unit-asan unit-valgrind; do
+	echo "Unit and CLI tests, $suite: $(awk -v s="== $suite" '$0 == s { on = 1; next } /^== / { on = 0 } on && /^ok / { n++ } on && /^not ok/ { f++ } END { printf "%d passed, %d failed", n, f }' "$log")."
+	echo
+done
 echo
 echo "Whole run: $(tail -n 1 "$log")."
