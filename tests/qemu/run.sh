@@ -12,7 +12,8 @@
 # the suites against both the module and /proc/PID/pmaps of a patched
 # kernel, its selftest, and compares the two texts.  A kernel passes when the
 # guest wrote its closing token to the second serial port, and the console
-# shows no BUG:, WARNING:, Oops, soft lockup or panic.  Prints the TAP it
+# shows no BUG: (KASAN too), WARNING: (lockdep too), Oops, soft lockup, RCU
+# stall, hung task or panic.  Prints the TAP it
 # got and, last, "qemu: N passed, N failed, N skipped" over all kernels.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -110,7 +111,7 @@ for spec in $kernels; do
 	p=$(grep -E '^ok [0-9]+' "$result" | grep -vc '# SKIP')
 	s=$(grep -E '^ok [0-9]+' "$result" | grep -c '# SKIP')
 	f=$(count '^not ok( |$)' "$result")
-	bad=$(grep -aE 'BUG:|WARNING:|Oops|soft lockup|Kernel panic|Call Trace' "$console" | head -5)
+	bad=$(grep -aE 'BUG:|WARNING:|Oops|soft lockup|Kernel panic|Call Trace|detected stalls|blocked for more than' "$console" | head -5)
 	if [ -n "$bad" ]; then
 		echo "qemu: $rel: the console shows a kernel problem:"
 		echo "$bad" | sed 's/^/qemu:   /'
