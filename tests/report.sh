@@ -12,14 +12,14 @@ log=${1:?usage: tests/report.sh CHECK_LOG}
 cat <<'HEAD'
 .. SPDX-License-Identifier: GPL-2.0
 
-==========================================
+===========================================
 Reliability: results of the last make check
-==========================================
+===========================================
 
 Written by ``tests/report.sh`` from the log of ``make check`` (do not edit by
 hand).  Each kernel booted with ``panic_on_warn=1``; its console was
-checked for ``BUG:``, ``WARNING:``, ``Oops``, lockdep, KASAN and soft lockup
-reports.  The debug kernel has KASAN, PROVE_LOCKING, DEBUG_ATOMIC_SLEEP,
+checked for ``BUG:``, ``WARNING:``, ``Oops``, KASAN, lockdep, soft lockup,
+RCU stall and hung-task reports.  The debug kernel has KASAN, PROVE_LOCKING, DEBUG_ATOMIC_SLEEP,
 DEBUG_VM and the softlockup and hung-task detectors.
 
 HEAD
