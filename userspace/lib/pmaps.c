@@ -240,6 +240,25 @@ static void set_vma_pages(struct parser *ps, const struct pmaps_vma *v)
 }
 
 /* START-END PERMS OFFSET MAJ:MIN INODE[ <spaces> NAME] */
+/*
+ * Double the array at *p (first allocation: first elements), keeping its
+ * contents; *cap counts elements.  -1 when out of memory, *p untouched.
+ */
+static int grow_array(void **p, size_t *cap, size_t first, size_t size)
+{
+	size_t n = *cap ? *cap * 2 : first;
+	void *grown;
+
+	if (n > SIZE_MAX / size)
+		return -1;
+	grown = realloc(*p, n * size);
+	if (!grown)
+		return -1;
+	*p = grown;
+	*cap = n;
+	return 0;
+}
+
 static int parse_header(struct parser *ps, const char *s, const char *e)
 {
 	struct pmaps_map *map = ps->map;
@@ -305,18 +324,10 @@ static int parse_header(struct parser *ps, const char *s, const char *e)
 	while (p < e && *p == ' ')
 		p++;
 
-	if (map->nr_vmas == ps->vmas_cap) {
-		size_t cap = ps->vmas_cap ? ps->vmas_cap * 2 : 16;
-		struct pmaps_vma *grown;
-
-		if (cap > SIZE_MAX / sizeof(*grown))
-			return fail_nomem(ps);
-		grown = realloc(map->vmas, cap * sizeof(*grown));
-		if (!grown)
-			return fail_nomem(ps);
-		map->vmas = grown;
-		ps->vmas_cap = cap;
-	}
+	if (map->nr_vmas == ps->vmas_cap &&
+	    grow_array((void **)&map->vmas, &ps->vmas_cap, 16,
+		       sizeof(*map->vmas)))
+		return fail_nomem(ps);
 	v.header = dup_mem(s, e - s);
 	v.name = dup_mem(p, e - p);
 	if (!v.header || !v.name) {
@@ -420,18 +431,10 @@ static int parse_range(struct parser *ps, const char *s, const char *e,
 	}
 	ps->next_page = rel + r.count;
 
-	if (v->nr_ranges == ps->ranges_cap) {
-		size_t cap = ps->ranges_cap ? ps->ranges_cap * 2 : 8;
-		struct pmaps_range *grown;
-
-		if (cap > SIZE_MAX / sizeof(*grown))
-			return fail_nomem(ps);
-		grown = realloc(v->ranges, cap * sizeof(*grown));
-		if (!grown)
-			return fail_nomem(ps);
-		v->ranges = grown;
-		ps->ranges_cap = cap;
-	}
+	if (v->nr_ranges == ps->ranges_cap &&
+	    grow_array((void **)&v->ranges, &ps->ranges_cap, 8,
+		       sizeof(*v->ranges)))
+		return fail_nomem(ps);
 	v->ranges[v->nr_ranges++] = r;
 	return 0;
 }
