@@ -13,6 +13,8 @@ if [ "${CI:-}" = true ] || ! have_lists; then
 fi
 
 want="qemu-system-x86 busybox-static cpio gzip make gcc libc6-dev valgrind"
+# pmaps top (ncurses) and its screen tests (tmux).
+want="$want libncurses-dev tmux"
 # Building the patched kernel (tests/kernel/build.sh).
 want="$want flex bison bc libelf-dev libssl-dev xz-utils git"
 # checkpatch.pl runs scripts/spdxcheck.py, which needs these.

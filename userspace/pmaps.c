@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "commands.h"
 
 /* From dkms.conf, the one place the version is written (see Makefile). */
 #ifndef PMAPS_VERSION
@@ -64,7 +65,16 @@ static const struct option long_options[] = {
 static const char usage_text[] =
 "Usage: pmaps [OPTION]... PID...\n"
 "       pmaps [OPTION]... -p NAME | -f FILE\n"
+"       pmaps COMMAND [OPTION]... ARG...\n"
 "Show which pages of each process are resident and in what state.\n"
+"\n"
+"Commands (each has its own --help):\n"
+"  map PID               a picture of each VMA, one cell per page\n"
+"  watch PID             refresh a view and highlight what changed\n"
+"  top PID               interactive browser of VMAs, ranges and pages\n"
+"  wss PID               working-set size: pages accessed in an interval\n"
+"  diff A B              compare two saved snapshots\n"
+"  core FILE             the mappings recorded in a core dump\n"
 "\n"
 "Targets:\n"
 "  PID                   a process; several may be given\n"
@@ -508,6 +518,18 @@ static bool want_color(enum color_mode mode)
 	return isatty(STDOUT_FILENO);
 }
 
+static const struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+} commands[] = {
+	{ "map",	pmaps_cmd_map },
+	{ "watch",	pmaps_cmd_watch },
+	{ "top",	pmaps_cmd_top },
+	{ "wss",	pmaps_cmd_wss },
+	{ "diff",	pmaps_cmd_diff },
+	{ "core",	pmaps_cmd_core },
+};
+
 int main(int argc, char **argv)
 {
 	struct options o = { .source = PMAPS_SRC_AUTO };
@@ -515,6 +537,11 @@ int main(int argc, char **argv)
 	bool done;
 	size_t i;
 	int ret;
+
+	/* A PID is digits and a file comes after -f: no command name clashes. */
+	for (i = 0; argc > 1 && i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].run(argc - 1, argv + 1);
 
 	o.view.kind = PMAPS_VIEW_DEFAULT;
 	run.status = parse_args(argc, argv, &o, &done);

@@ -55,12 +55,10 @@ pack_initramfs() {
 	mkdir -p "$root/bin" "$root/proc" "$root/sys" "$root/dev" "$root/tmp"
 	cp /bin/busybox "$root/bin/"
 	cp "$top/tests/qemu/init" "$root/init"
-	cp "$top/tests/guest/lifecycle.sh" "$root/"
 	cp "$build/module-$1/pmaps_ext.ko" "$root/"
 	find "$build/guest" -maxdepth 1 -type f -perm -u+x -exec cp {} "$root/bin/" \;
 	[ -z "${SELFTEST:-}" ] || cp "$SELFTEST" "$root/bin/"
-	cp "$top/tests/guest/compare.sh" "$top/tests/guest/pmaps_cli.sh" \
-		"$top/tests/guest/lib.sh" "$root/"
+	cp "$top"/tests/guest/*.sh "$root/"
 	cp "$build/userspace-static/pmaps" "$root/bin/"
 	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$build/initramfs-$1.cpio.gz"
 }

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The views that are commands of their own: "pmaps map PID", "pmaps watch
+ * PID", ...  pmaps.c hands them argv from the command name on (argv[0] is
+ * "map"), and each parses its own options and prints its own --help.
+ * Each returns an exit status (enum pmaps_status).
+ */
+#ifndef PMAPS_COMMANDS_H
+#define PMAPS_COMMANDS_H
+
+int pmaps_cmd_map(int argc, char **argv);	/* map.c */
+int pmaps_cmd_watch(int argc, char **argv);	/* watch.c */
+int pmaps_cmd_top(int argc, char **argv);	/* top.c */
+int pmaps_cmd_wss(int argc, char **argv);	/* wss.c */
+int pmaps_cmd_diff(int argc, char **argv);	/* diff.c */
+int pmaps_cmd_core(int argc, char **argv);	/* core.c */
+
+#endif /* PMAPS_COMMANDS_H */

@@ -1,0 +1,13 @@
+// SPDX-License-Identifier: GPL-2.0
+/* pmaps watch: placeholder until the command lands (issue 7). */
+#include <stdio.h>
+
+#include "commands.h"
+
+int pmaps_cmd_watch(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	fputs("pmaps: watch: not implemented yet\n", stderr);
+	return 2;
+}
