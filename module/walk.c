@@ -15,6 +15,7 @@
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/spinlock.h>
+#include <linux/string.h>
 
 #include "compat.h"
 #include "pmaps_ext.h"
@@ -176,6 +177,22 @@ static struct page *pmaps_normal_page(pte_t pte)
 	return pfn_to_page(pfn);
 }
 
+/*
+ * How many entries, of the at most @max from @table on, are zero.  A
+ * sparse VMA's tables are mostly zero (pte_none(), pmd_none()), and
+ * memchr_inv() skips them a word at a time instead of entry by entry;
+ * an entry that is not zero is then read properly by the caller.
+ */
+static unsigned long pmaps_zero_entries(const void *table, unsigned long max,
+					size_t entry_size)
+{
+	const char *nonzero = memchr_inv(table, 0, max * entry_size);
+
+	if (!nonzero)
+		return max;
+	return (nonzero - (const char *)table) / entry_size;
+}
+
 static enum pmaps_step pmaps_walk_ptes(struct pmaps_walk *walk, pmd_t *pmdp,
 				       pmd_t pmd, unsigned long addr,
 				       unsigned long end)
@@ -183,6 +200,7 @@ static enum pmaps_step pmaps_walk_ptes(struct pmaps_walk *walk, pmd_t *pmdp,
 	struct mm_struct *mm = walk->vma->vm_mm;
 	enum pmaps_step step = PMAPS_CONTINUE;
 	spinlock_t *ptl;	/* the PTE table's lock */
+	unsigned long nr;
 	pte_t *ptep;
 
 	/*
@@ -201,13 +219,33 @@ static enum pmaps_step pmaps_walk_ptes(struct pmaps_walk *walk, pmd_t *pmdp,
 	}
 
 	ptep = pte_offset_kernel(&pmd, addr);
-	for (; addr != end; addr += PAGE_SIZE, ptep++) {
+	while (addr != end) {
 		pte_t pte = ptep_get(ptep);
-		struct page *page = pmaps_normal_page(pte);
+		struct page *page;
 		struct folio *folio;
 		unsigned int flags;
 		bool more;
 
+		if (pte_none(pte)) {
+			/*
+			 * No pte is populated without the lock held here.  A
+			 * lone hole (every other page mapped) is not worth a
+			 * scan; a run of them is.
+			 */
+			nr = 1;
+			if (addr + PAGE_SIZE != end && pte_none(ptep_get(ptep + 1)))
+				nr += pmaps_zero_entries(ptep + 1,
+							 ((end - addr) >> PAGE_SHIFT) - 1,
+							 sizeof(*ptep));
+			if (!pmaps_end_range(walk, addr)) {
+				step = PMAPS_RECORD_FULL;
+				break;
+			}
+			addr += nr << PAGE_SHIFT;
+			ptep += nr;
+			continue;
+		}
+		page = pmaps_normal_page(pte);
 		if (!page) {
 			more = pmaps_end_range(walk, addr);
 		} else {
@@ -224,6 +262,8 @@ static enum pmaps_step pmaps_walk_ptes(struct pmaps_walk *walk, pmd_t *pmdp,
 			step = PMAPS_RECORD_FULL;
 			break;
 		}
+		addr += PAGE_SIZE;
+		ptep++;
 	}
 unlock:
 	spin_unlock(ptl);
@@ -285,13 +325,28 @@ static enum pmaps_step pmaps_walk_pmds(struct pmaps_walk *walk, pud_t *pudp,
 {
 	pmd_t *pmdp = pmd_offset(pudp, addr);
 	enum pmaps_step step;
-	unsigned long next;
+	unsigned long next, nr;
 	pmd_t pmd;
 
 	do {
+		pmd = pmdp_get_lockless(pmdp);
+		if (pmd_none(pmd)) {
+			/*
+			 * Skip the run of empty pmds whole.  The scan reads
+			 * without the lock, as pmdp_get_lockless() does: a
+			 * pmd populated meanwhile is as if read before.
+			 */
+			nr = ((end - 1) >> PMD_SHIFT) - (addr >> PMD_SHIFT) + 1;
+			nr = max(pmaps_zero_entries(pmdp, nr, sizeof(*pmdp)),
+				 1UL);
+			if (pmaps_hole(walk, addr) == PMAPS_RECORD_FULL)
+				return PMAPS_RECORD_FULL;
+			next = ((addr >> PMD_SHIFT) + nr) << PMD_SHIFT;
+			pmdp += nr;
+			continue;
+		}
 		next = pmd_addr_end(addr, end);
-		do {
-			pmd = pmdp_get_lockless(pmdp);
+		for (;;) {
 			/* Not present: THP migration entries, which are not read. */
 			if (pmd_none(pmd) || !pmd_present(pmd) || pmd_devmap(pmd))
 				step = pmaps_hole(walk, addr);
@@ -301,11 +356,16 @@ static enum pmaps_step pmaps_walk_pmds(struct pmaps_walk *walk, pud_t *pudp,
 				step = pmaps_hole(walk, addr);
 			else
 				step = pmaps_walk_ptes(walk, pmdp, pmd, addr, next);
-		} while (step == PMAPS_PMD_CHANGED);
+			if (step != PMAPS_PMD_CHANGED)
+				break;
+			pmd = pmdp_get_lockless(pmdp);
+		}
 		if (step == PMAPS_RECORD_FULL)
 			return step;
+		/* Per populated pmd, as fs/proc/task_mmu.c's pmd_entry does. */
 		cond_resched();
-	} while (pmdp++, addr = next, addr != end);
+		pmdp++;
+	} while (addr = min(next, end), addr != end);
 	return PMAPS_CONTINUE;
 }
 
