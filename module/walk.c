@@ -82,23 +82,42 @@ static unsigned long pmaps_page_index(struct vm_area_struct *vma,
 	return addr >> PAGE_SHIFT;
 }
 
+/* The decimal digits of @v, written backwards to end just before @end. */
+static char *pmaps_put_dec(char *end, unsigned long long v)
+{
+	do {
+		*--end = '0' + v % 10;
+		v /= 10;
+	} while (v);
+	return end;
+}
+
+/*
+ * "INDEX\tCOUNT\tFLAGS\tMAPCOUNT\n", built backwards in one buffer and
+ * written with one seq_write(): the range line is the hot path of a big
+ * text, and one call per field costs more than the formatting itself.
+ */
 static void pmaps_print_range(struct pmaps_walk *walk)
 {
 	const struct pmaps_range *range = &walk->range;
-	struct seq_file *m = walk->m;
-	char letters[PMAPS_NR_FLAGS];
+	/* three 20-digit numbers, a sign, the letters and four separators */
+	char line[3 * 20 + 1 + PMAPS_NR_FLAGS + 4];
+	char *end = line + sizeof(line), *p = end;
 	int bit;
 
-	for (bit = 0; bit < PMAPS_NR_FLAGS; bit++)
-		letters[bit] = range->flags & BIT(bit) ?
-			       pmaps_flag_letters[bit] : '_';
-
-	seq_put_decimal_ull(m, NULL, pmaps_page_index(walk->vma, range->start));
-	seq_put_decimal_ull(m, "\t", range->nr_pages);
-	seq_putc(m, '\t');
-	seq_write(m, letters, sizeof(letters));
-	seq_put_decimal_ll(m, "\t", range->mapcount);
-	seq_putc(m, '\n');
+	*--p = '\n';
+	p = pmaps_put_dec(p, range->mapcount < 0 ? -(long long)range->mapcount :
+					       range->mapcount);
+	if (range->mapcount < 0)
+		*--p = '-';
+	*--p = '\t';
+	for (bit = PMAPS_NR_FLAGS - 1; bit >= 0; bit--)
+		*--p = range->flags & BIT(bit) ? pmaps_flag_letters[bit] : '_';
+	*--p = '\t';
+	p = pmaps_put_dec(p, range->nr_pages);
+	*--p = '\t';
+	p = pmaps_put_dec(p, pmaps_page_index(walk->vma, range->start));
+	seq_write(walk->m, p, end - p);
 }
 
 /*
