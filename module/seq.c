@@ -16,7 +16,9 @@
 #include <linux/sched/mm.h>
 #include <linux/sched/task.h>
 #include <linux/seq_file.h>
+#include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/uio.h>
 
 #include "compat.h"
 #include "pmaps_ext.h"
@@ -248,10 +250,36 @@ static int pmaps_release(struct inode *inode, struct file *file)
 	return seq_release_private(inode, file);
 }
 
+/*
+ * seq_file returns at most one buffer per read(), and allocates a page
+ * for it on the first read.  A reader that asks for a lot at a time (cat
+ * reads 64 KiB or more) gets PMAPS_BIG_BUFFER instead: several times fewer
+ * read()s, mmap_lock round trips and records redone for want of room, for
+ * memory that stays bounded per open file.
+ */
+#define PMAPS_BIG_BUFFER	(32 << 10)
+
+static ssize_t pmaps_read_iter(struct kiocb *iocb, struct iov_iter *iter)
+{
+	struct seq_file *m = iocb->ki_filp->private_data;
+
+	if (iov_iter_count(iter) >= PMAPS_BIG_BUFFER) {
+		mutex_lock(&m->lock);
+		if (!m->buf) {
+			/* as seq_buf_alloc() does; seq_release() kvfree()s it */
+			m->buf = kvmalloc(PMAPS_BIG_BUFFER, GFP_KERNEL_ACCOUNT);
+			if (m->buf)
+				m->size = PMAPS_BIG_BUFFER;
+		}
+		mutex_unlock(&m->lock);
+	}
+	return seq_read_iter(iocb, iter);
+}
+
 const struct file_operations pmaps_file_operations = {
 	.owner		= THIS_MODULE,
 	.open		= pmaps_open,
-	.read		= seq_read,
+	.read_iter	= pmaps_read_iter,
 	.llseek		= seq_lseek,
 	.release	= pmaps_release,
 };
