@@ -10,7 +10,8 @@
 # make kernel-check    apply patches/, build, boot and check the kernels
 # make style           checkpatch.pl -f (from linux-source-6.12) on module/
 # make fuzz            fuzz the parser for FUZZ_SECONDS (default 600)
-# make bench           userspace throughput and pagemap source vs page-types
+# make bench           readers side by side in QEMU guests, as ratios, plus
+#                      userspace throughput (results in build/bench/results)
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 MOUNT_POINT := /proc/pmaps_ext
@@ -66,4 +67,4 @@ fuzz:
 	FUZZ_SECONDS=$${FUZZ_SECONDS:-600} tests/fuzz/run.sh
 
 bench:
-	tests/bench/userspace.sh
+	tests/bench/run.sh

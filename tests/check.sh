@@ -60,6 +60,8 @@ check1() {
 	run fuzz "$top/tests/fuzz/run.sh"
 	run qemu "$top/tests/qemu/run.sh"
 	run kernel "$top/tests/kernel/run.sh"
+	# make bench is not judged here, but it must keep working.
+	check1 bench_smoke "$top/tests/bench/run.sh" --smoke
 	echo "$passed passed, $failed failed, $skipped skipped"
 } 2>&1 | tee "$log"
 # Documentation/reliability.rst shows the last full run; nothing is printed,

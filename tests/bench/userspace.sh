@@ -33,24 +33,8 @@ die() { echo "bench: $*" >&2; exit 1; }
 cc=${CC:-gcc}
 
 # ---- page-types ----
-pt=$build/page-types
-if [ ! -x "$pt/page-types" ]; then
-	tarball=$("$top/tests/linux-source.sh")
-	rm -rf "$pt"
-	mkdir -p "$pt"
-	echo "# extracting page-types from $(basename "$tarball")"
-	# page-types.c, two uapi headers it includes by relative path, and
-	# the two files of tools/lib/api it links (fs.c finds debugfs).
-	tar -xJf "$tarball" -C "$pt" --strip-components=1 --wildcards \
-		'linux-source-6.12/tools/mm/page-types.c' \
-		'linux-source-6.12/tools/lib/api/*' \
-		'linux-source-6.12/tools/include/*' \
-		'linux-source-6.12/include/uapi/linux/kernel-page-flags.h' \
-		'linux-source-6.12/include/uapi/linux/magic.h'
-	(cd "$pt/tools" && $cc -O2 -Wall -Ilib -Ilib/api -Iinclude -pthread \
-		-o "$pt/page-types" mm/page-types.c lib/api/fs/fs.c \
-		lib/api/debug.c) || die "building page-types failed"
-fi
+pt=$("$top/tests/bench/page-types.sh") || die "no page-types"
+pt=${pt%/page-types}
 
 # ---- helper: document generator and target process ----
 helper=$bench/helper

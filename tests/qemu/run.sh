@@ -7,7 +7,10 @@
 #
 # KERNEL is a Debian release (its /boot/vmlinuz and /usr/src/linux-headers)
 # or NAME:IMAGE:KDIR for a kernel built here (tests/kernel/build.sh).
-# Default: every Debian kernel tests/kernels.sh names.  STRESS_SECONDS
+# Default: every Debian kernel tests/kernels.sh names.  Mode bench runs
+# tests/guest/bench.c (pmaps.bench=$BENCH_ARGS) and leaves its records in
+# $BUILD/result-KERNEL.log for tests/bench/run.sh; GUEST_BINS are copied
+# into the guest's /bin.  STRESS_SECONDS
 # (default 60) is how long the race stress runs.  Mode patched runs
 # the suites against both the module and /proc/PID/pmaps of a patched
 # kernel, its selftest, and compares the two texts.  A kernel passes when the
@@ -58,6 +61,8 @@ pack_initramfs() {
 	cp "$build/module-$1/pmaps_ext.ko" "$root/"
 	find "$build/guest" -maxdepth 1 -type f -perm -u+x -exec cp {} "$root/bin/" \;
 	[ -z "${SELFTEST:-}" ] || cp "$SELFTEST" "$root/bin/"
+	# Further programs for /bin, e.g. page-types for the bench.
+	for extra in ${GUEST_BINS:-}; do cp "$extra" "$root/bin/"; done
 	cp "$top"/tests/guest/*.sh "$root/"
 	cp "$build/userspace-static/pmaps" "$root/bin/"
 	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$build/initramfs-$1.cpio.gz"
@@ -68,11 +73,11 @@ boot() {
 	console=$build/console-$rel.log
 	result=$build/result-$rel.log
 	rm -f "$console" "$result"
-	timeout 600 qemu-system-x86_64 -machine q35 -accel tcg -cpu max \
+	timeout "${QEMU_TIMEOUT:-600}" qemu-system-x86_64 -machine q35 -accel tcg -cpu max \
 		-smp 2 -m 2G -no-reboot -display none -monitor none \
 		-serial "file:$console" -serial "file:$result" \
 		-kernel "$image" -initrd "$build/initramfs-$rel.cpio.gz" \
-		-append "console=ttyS0 panic_on_warn=1 oops=panic panic=-1 softlockup_panic=1 pmaps.mode=$mode pmaps.stress=${STRESS_SECONDS:-60}"
+		-append "console=ttyS0 panic_on_warn=1 oops=panic panic=-1 softlockup_panic=1 pmaps.mode=$mode pmaps.stress=${STRESS_SECONDS:-60} pmaps.bench=${BENCH_ARGS:-full}"
 }
 
 passed=0 failed=0 skipped=0
@@ -101,11 +106,7 @@ for spec in $kernels; do
 	touch "$result"
 	# The serial port turns every newline into CRLF.
 	sed -i 's/\r$//' "$result"
-	if [ "$mode" = demo ]; then
-		grep -v '^pmaps-guest: done' "$result"
-	else
-		grep -vE '^pmaps-guest: done' "$result"
-	fi
+	[ "$mode" = bench ] || grep -v '^pmaps-guest: done' "$result"
 	p=$(grep -E '^ok [0-9]+' "$result" | grep -vc '# SKIP')
 	s=$(grep -E '^ok [0-9]+' "$result" | grep -c '# SKIP')
 	f=$(count '^not ok( |$)' "$result")

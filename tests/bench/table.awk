@@ -1,0 +1,165 @@
+# SPDX-License-Identifier: GPL-2.0
+# The bench's table and targets, from the records of tests/guest/bench.c
+# (one file per kernel, in the order given) and, optionally, the output of
+# tests/bench/userspace.sh as a file whose name ends in "userspace.txt".
+#
+#   awk -f tests/bench/table.awk [-v smoke=1] records-KERNEL.tsv... [userspace.txt]
+#
+# Every ratio compares readers timed in the same guest, the same run,
+# round-robin on the same workload process.  smoke=1 marks the targets as
+# not judged: smoke workloads are 64 times smaller than the real ones.
+BEGIN {
+	FS = "\t"
+	nk = 0
+}
+
+function ms(ns) { return sprintf("%.1f", ns / 1e6) }
+
+function size(b) {
+	if (b >= 1048576)
+		return sprintf("%.1fM", b / 1048576)
+	if (b >= 1024)
+		return sprintf("%.1fK", b / 1024)
+	return b ""
+}
+
+function ratio(a, b) { return b > 0 ? sprintf("%.2f", a / b) : "-" }
+
+function verdict(ok) {
+	if (smoke)
+		return "not judged (smoke)"
+	return ok ? "holds" : "MISSED"
+}
+
+FILENAME ~ /userspace\.txt$/ {
+	if ($0 ~ /lines\/s$/) {
+		n = split($0, word, " ")
+		userspace_rate = word[n - 1]
+	}
+	next
+}
+
+FNR == 1 { k = ++nk }
+$1 == "kernel" { kernel[k] = $2 }
+$1 == "workload" {
+	if (!(($2) in wseen)) {
+		wseen[$2] = 1
+		worder[++nw] = $2
+	}
+	what[$2] = $3
+}
+$1 == "reader" {
+	if (!(($2) in rseen)) {
+		rseen[$2] = 1
+		rorder[++nr] = $2
+	}
+	cmd[$2] = $3
+}
+$1 == "row" {
+	key = k SUBSEP $2 SUBSEP $3
+	t[key] = $4
+	runs[key] = $5
+	bytes[key] = $6
+	lines[key] = $7
+	rl[key] = $8
+	rb[key] = $9
+}
+$1 == "fail" { fails[k] = fails[k] "\n  " $2 ": " $4 }
+$1 == "skip" { skips[k] = skips[k] "\n  " $2 ": " $3 }
+$1 == "memory" {
+	mem_ranges[k, $2] = $4
+	mem_bytes[k, $2] = $5
+}
+$1 == "scale" && $2 == "sparse" {
+	key = k SUBSEP $3
+	if (!(key in smin) || $5 < smin[key]) {
+		smin[key] = $5
+		sminx[key] = $4
+	}
+	if (!(key in smax) || $5 > smax[key]) {
+		smax[key] = $5
+		smaxx[key] = $4
+	}
+}
+
+END {
+	for (k = 1; k <= nk; k++) {
+		printf "== kernel %s\n", kernel[k]
+		printf "%-10s %-10s %10s %5s %9s %8s %7s %7s %7s\n", "workload",
+		       "reader", "time ms", "runs", "bytes", "lines",
+		       "B/range", "/smaps", "/p-types"
+		for (w = 1; w <= nw; w++) {
+			wl = worder[w]
+			sm = t[k, wl, "smaps"]
+			pt = t[k, wl, "page-types"]
+			for (r = 1; r <= nr; r++) {
+				key = k SUBSEP wl SUBSEP rorder[r]
+				if (!(key in t))
+					continue
+				printf "%-10s %-10s %10s %5d %9s %8d %7s %7s %7s\n",
+				       wl, rorder[r], ms(t[key]), runs[key],
+				       size(bytes[key]), lines[key],
+				       rl[key] ? sprintf("%.1f", rb[key] / rl[key]) : "-",
+				       ratio(t[key], sm), ratio(t[key], pt)
+			}
+		}
+		if (fails[k] != "")
+			printf "failed:%s\n", fails[k]
+		if (skips[k] != "")
+			printf "skipped:%s\n", skips[k]
+		print ""
+		targets(k)
+		print ""
+	}
+	if (userspace_rate != "")
+		printf "userspace: pmaps parse + view %.2fM range lines/s (target >= 1M): %s\n",
+		       userspace_rate / 1e6, verdict(userspace_rate >= 1e6)
+	for (w = 1; w <= nw; w++)
+		printf "workload %s: %s\n", worder[w], what[worder[w]]
+}
+
+# The issue's targets for the in-kernel readers of kernel k: the module,
+# and /proc/PID/pmaps where the kernel has it.
+function targets(k,    i, src, a, b, worst, x, key) {
+	for (i = 1; i <= 2; i++) {
+		src = i == 1 ? "module" : "kernel"
+		if (!((k SUBSEP "dense" SUBSEP src) in t) &&
+		    !((k SUBSEP src) in smin))
+			continue
+		a = t[k, "dense", src]
+		b = t[k, "dense", "smaps"]
+		if (a && b)
+			printf "target dense: %s <= 1.3 x smaps: %s x: %s\n",
+			       src, ratio(a, b), verdict(a <= 1.3 * b)
+		a = t[k, "scattered", "page-types"]
+		b = t[k, "scattered", src]
+		if (a && b)
+			printf "target scattered: %s >= 20 x faster than page-types -l -M: %s x: %s\n",
+			       src, ratio(a, b), verdict(a >= 20 * b)
+		key = k SUBSEP src
+		if (key in smin)
+			printf "target sparse: %s cost within 2 x from 1 GiB to 64 TiB: %s x (%.1f to %.1f ms): %s\n",
+			       src, ratio(smax[key], smin[key]),
+			       smin[key] / 1e6, smax[key] / 1e6,
+			       verdict(smax[key] <= 2 * smin[key])
+		worst = 0
+		for (x = 1; x <= nw; x++) {
+			key = k SUBSEP worder[x] SUBSEP src
+			if (rl[key] && rb[key] / rl[key] > worst)
+				worst = rb[key] / rl[key]
+		}
+		if (worst)
+			printf "target output: %s at most 40 bytes per range line: %.1f at most: %s\n",
+			       src, worst, verdict(worst <= 40)
+	}
+	# A per-range allocation of 8 bytes would add 8 bytes per range line
+	# to each open file; take an eighth of that as the line.
+	if ((k, "scattered") in mem_bytes && (k, "dense") in mem_bytes) {
+		a = mem_bytes[k, "scattered"] - mem_bytes[k, "dense"]
+		b = mem_ranges[k, "scattered"] - mem_ranges[k, "dense"]
+		printf "target memory: module slab per open file %d B with %d ranges, %d B with %d: %+d B for %d more ranges: %s\n",
+		       mem_bytes[k, "dense"], mem_ranges[k, "dense"],
+		       mem_bytes[k, "scattered"], mem_ranges[k, "scattered"],
+		       a, b, verdict(a < b)
+	}
+}
