@@ -333,24 +333,6 @@ static enum pmaps_status parse_option(struct options *o, int opt,
 	}
 }
 
-static bool parse_pid(const char *s, int *pid)
-{
-	long v = 0;
-
-	/* Digits only, as /proc names them: no sign, blanks or 0x. */
-	if (!*s || *s == '0')
-		return false;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9')
-			return false;
-		v = v * 10 + (*s - '0');
-		if (v > 0x7fffffff)
-			return false;
-	}
-	*pid = (int)v;
-	return true;
-}
-
 /* Sets *done after --help and --version, which end the run. */
 static enum pmaps_status parse_args(int argc, char **argv, struct options *o,
 				    bool *done)
@@ -380,7 +362,7 @@ static enum pmaps_status parse_args(int argc, char **argv, struct options *o,
 			return st;
 	}
 	for (i = optind; i < argc; i++) {
-		if (o->source != PMAPS_SRC_FILE && !parse_pid(argv[i], &pid))
+		if (o->source != PMAPS_SRC_FILE && !pmaps_parse_pid(argv[i], &pid))
 			return usage_error("expected a PID, got '%s'", argv[i]);
 		st = add_target(o, o->source == PMAPS_SRC_FILE ? TARGET_FILE :
 				TARGET_PID, argv[i]);
@@ -456,7 +438,7 @@ static void load_targets(struct run *run, const struct options *o)
 			load_one(run, o, t->arg, 0);
 			break;
 		case TARGET_PID:
-			parse_pid(t->arg, &pid);
+			pmaps_parse_pid(t->arg, &pid);
 			load_one(run, o, NULL, pid);
 			break;
 		case TARGET_NAME:

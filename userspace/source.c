@@ -221,7 +221,25 @@ static void try_source(int pid, enum pmaps_source src, struct pmaps_doc *doc,
 		doc_reset(doc);
 }
 
-static void set_label(struct pmaps_doc *doc, int pid)
+bool pmaps_parse_pid(const char *s, int *pid)
+{
+	long v = 0;
+
+	/* Digits only, as /proc names them: no sign, blanks or 0x. */
+	if (!*s || *s == '0')
+		return false;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return false;
+		v = v * 10 + (*s - '0');
+		if (v > 0x7fffffff)
+			return false;
+	}
+	*pid = (int)v;
+	return true;
+}
+
+void pmaps_pid_label(char *label, size_t len, int pid)
 {
 	char path[64], comm[32] = "";
 	ssize_t n = -1;
@@ -236,9 +254,9 @@ static void set_label(struct pmaps_doc *doc, int pid)
 	if (n > 0) {
 		comm[n] = '\0';
 		comm[strcspn(comm, "\n")] = '\0';
-		snprintf(doc->label, sizeof(doc->label), "%d (%s)", pid, comm);
+		snprintf(label, len, "%d (%s)", pid, comm);
 	} else {
-		snprintf(doc->label, sizeof(doc->label), "%d", pid);
+		snprintf(label, len, "%d", pid);
 	}
 }
 
@@ -264,7 +282,7 @@ enum pmaps_status pmaps_load_pid(int pid, enum pmaps_source src,
 		say(err, errlen, "pmaps: no process %d", pid);
 		return PMAPS_ERR_TARGET;
 	}
-	set_label(doc, pid);
+	pmaps_pid_label(doc->label, sizeof(doc->label), pid);
 
 	if (src != PMAPS_SRC_AUTO) {
 		try_source(pid, src, doc, &tried[0]);
