@@ -316,25 +316,21 @@ enum pmaps_status pmaps_load_pid(int pid, enum pmaps_source src,
 	return PMAPS_ERR_TARGET;
 }
 
-enum pmaps_status pmaps_load_file(const char *path, struct pmaps_doc *doc,
-				  char *err, size_t errlen)
+enum pmaps_status pmaps_read_file(const char *path, char **text,
+				  size_t *len, char *err, size_t errlen)
 {
 	int is_stdin = !strcmp(path, "-");
 	const char *name = is_stdin ? "<stdin>" : path;
 	int fd, e;
 
-	memset(doc, 0, sizeof(*doc));
-	doc->source = PMAPS_SRC_FILE;
-	if (errlen)
-		err[0] = '\0';
-	snprintf(doc->label, sizeof(doc->label), "%s", name);
-
+	*text = NULL;
+	*len = 0;
 	fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		say(err, errlen, "pmaps: %s: %s", name, strerror(errno));
 		return PMAPS_ERR_TARGET;
 	}
-	if (read_all(fd, &doc->text, &doc->text_len)) {
+	if (read_all(fd, text, len)) {
 		e = errno;
 		if (!is_stdin)
 			close(fd);
@@ -343,6 +339,23 @@ enum pmaps_status pmaps_load_file(const char *path, struct pmaps_doc *doc,
 	}
 	if (!is_stdin)
 		close(fd);
+	return PMAPS_OK;
+}
+
+enum pmaps_status pmaps_load_file(const char *path, struct pmaps_doc *doc,
+				  char *err, size_t errlen)
+{
+	const char *name = strcmp(path, "-") ? path : "<stdin>";
+	enum pmaps_status st;
+
+	memset(doc, 0, sizeof(*doc));
+	doc->source = PMAPS_SRC_FILE;
+	if (errlen)
+		err[0] = '\0';
+	snprintf(doc->label, sizeof(doc->label), "%s", name);
+	st = pmaps_read_file(path, &doc->text, &doc->text_len, err, errlen);
+	if (st)
+		return st;
 	return parse_text(doc, name, err, errlen);
 }
 
