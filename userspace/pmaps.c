@@ -145,17 +145,48 @@ struct run {
 	enum pmaps_status status;	/* worst so far */
 };
 
+/* "pmaps[ COMMAND]: MESSAGE" and where to find help. */
+static enum pmaps_status vusage_error(const char *command, const char *fmt,
+				      va_list ap)
+{
+	const char *sep = command ? " " : "";
+
+	command = command ? command : "";
+	fprintf(stderr, "pmaps%s%s: ", sep, command);
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\nTry 'pmaps%s%s --help' for more information.\n",
+		sep, command);
+	return PMAPS_ERR_INPUT;
+}
+
 __attribute__((format(printf, 1, 2)))
 static enum pmaps_status usage_error(const char *fmt, ...)
 {
+	enum pmaps_status st;
 	va_list ap;
 
-	fputs("pmaps: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	st = vusage_error(NULL, fmt, ap);
 	va_end(ap);
-	fputs("\nTry 'pmaps --help' for more information.\n", stderr);
-	return PMAPS_ERR_INPUT;
+	return st;
+}
+
+int pmaps_cmd_usage_error(const char *command, const char *fmt, ...)
+{
+	enum pmaps_status st;
+	va_list ap;
+
+	va_start(ap, fmt);
+	st = vusage_error(command, fmt, ap);
+	va_end(ap);
+	return st;
+}
+
+void pmaps_cmd_report(const char *command, const char *msg)
+{
+	if (!strncmp(msg, "pmaps: ", 7))
+		msg += 7;
+	fprintf(stderr, "pmaps %s: %s\n", command, msg);
 }
 
 /* Hex number, "0x" optional, the whole of s[0..n). */

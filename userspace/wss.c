@@ -140,27 +140,6 @@ static void on_stop_signal(int sig)
 	stop_signal = sig;
 }
 
-__attribute__((format(printf, 1, 2)))
-static int usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("pmaps wss: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs("\nTry 'pmaps wss --help' for more information.\n", stderr);
-	return PMAPS_ERR_INPUT;
-}
-
-/* A message of the library or the loaders, "pmaps: " made "pmaps wss: ". */
-static void report(const char *msg)
-{
-	if (!strncmp(msg, "pmaps: ", 7))
-		msg += 7;
-	fprintf(stderr, "pmaps wss: %s\n", msg);
-}
-
 /* "1", "0.5", "2.250": whole seconds and up to 9 decimals, exactly. */
 static bool parse_seconds(const char *s, struct timespec *ts)
 {
@@ -232,13 +211,15 @@ static int parse_args(int argc, char **argv, struct wss_opts *o)
 		switch (opt) {
 		case 'i':
 			if (!parse_seconds(optarg, &o->interval))
-				return usage_error("--interval: expected seconds above 0 and up to %d, e.g. 0.5, got '%s'",
-						   MAX_SECONDS, optarg);
+				return pmaps_cmd_usage_error("wss",
+					"--interval: expected seconds above 0 and up to %d, e.g. 0.5, got '%s'",
+					MAX_SECONDS, optarg);
 			break;
 		case 'n':
 			if (!parse_count(optarg, &o->count))
-				return usage_error("--count: expected a number of intervals, got '%s'",
-						   optarg);
+				return pmaps_cmd_usage_error("wss",
+					"--count: expected a number of intervals, got '%s'",
+					optarg);
 			break;
 		case OPT_CLEAR_REFS:
 			o->clear_refs = true;
@@ -246,8 +227,9 @@ static int parse_args(int argc, char **argv, struct wss_opts *o)
 		case OPT_SOURCE:
 			if (pmaps_source_parse(optarg, &o->source) ||
 			    o->source == PMAPS_SRC_FILE)
-				return usage_error("--source: expected auto, kernel, module or pagemap, got '%s'",
-						   optarg);
+				return pmaps_cmd_usage_error("wss",
+					"--source: expected auto, kernel, module or pagemap, got '%s'",
+					optarg);
 			break;
 		case 'a':
 			o->all = true;
@@ -261,12 +243,15 @@ static int parse_args(int argc, char **argv, struct wss_opts *o)
 			return PMAPS_ERR_INPUT;
 		}
 	}
+	if (optind == argc)
+		return pmaps_cmd_usage_error("wss", "expected a PID");
 	if (optind != argc - 1)
-		return usage_error(optind == argc ? "expected a PID" :
-				   "expected one PID, got '%s' too",
-				   argv[argc - 1]);
+		return pmaps_cmd_usage_error("wss",
+					     "expected one PID, got '%s' too",
+					     argv[argc - 1]);
 	if (!pmaps_parse_pid(argv[optind], &o->pid))
-		return usage_error("expected a PID, got '%s'", argv[optind]);
+		return pmaps_cmd_usage_error("wss", "expected a PID, got '%s'",
+					     argv[optind]);
 	return -1;
 }
 
@@ -369,7 +354,7 @@ static int read_smaps(struct wss *w, struct result *r)
 	}
 	if (pmaps_smaps_read(w->o.pid, &r->map, &stats, w->err,
 			     sizeof(w->err))) {
-		report(w->err);
+		pmaps_cmd_report("wss", w->err);
 		return PMAPS_ERR_TARGET;
 	}
 	if (alloc_counts(r)) {
@@ -423,13 +408,13 @@ static int idle_scan(struct wss *w, struct result *r, struct idle_page **pages,
 	}
 	if (pmaps_smaps_read(w->o.pid, &r->map, &stats, w->err,
 			     sizeof(w->err))) {
-		report(w->err);
+		pmaps_cmd_report("wss", w->err);
 		goto out;
 	}
 	if (alloc_counts(r) ||
 	    pmaps_pagemap_open(&pm, w->o.pid, w->err, sizeof(w->err))) {
 		if (r->counts)
-			report(w->err);
+			pmaps_cmd_report("wss", w->err);
 		goto out;
 	}
 	for (i = 0; i < r->map.nr_vmas; i++) {
@@ -447,7 +432,7 @@ static int idle_scan(struct wss *w, struct result *r, struct idle_page **pages,
 				n = PM_BATCH;
 			if (pmaps_pagemap_read(&pm, addr, ent, n, w->err,
 					       sizeof(w->err))) {
-				report(w->err);
+				pmaps_cmd_report("wss", w->err);
 				goto out;
 			}
 			for (k = 0; k < n; k++) {
@@ -675,11 +660,13 @@ static int choose_method(struct wss *w)
 
 	if (!w->o.clear_refs) {
 		if (asked == PMAPS_SRC_KERNEL || asked == PMAPS_SRC_MODULE)
-			return usage_error("--source=%s needs --clear-refs: only clear_refs resets the young bits that source shows",
-					   pmaps_source_name(asked));
+			return pmaps_cmd_usage_error("wss",
+				"--source=%s needs --clear-refs: only clear_refs resets the young bits that source shows",
+				pmaps_source_name(asked));
 		if (stat(IDLE_BITMAP, &st))
-			return usage_error("measuring needs --clear-refs: idle page tracking is not available (%s: %s), and clear_refs changes the target's state (reclaim takes its pages for not recently used)",
-					   IDLE_BITMAP, strerror(errno));
+			return pmaps_cmd_usage_error("wss",
+				"measuring needs --clear-refs: idle page tracking is not available (%s: %s), and clear_refs changes the target's state (reclaim takes its pages for not recently used)",
+				IDLE_BITMAP, strerror(errno));
 		w->idle_fd = open(IDLE_BITMAP, O_RDWR | O_CLOEXEC);
 		if (w->idle_fd < 0) {
 			fprintf(stderr, "pmaps wss: %s: %s%s\n", IDLE_BITMAP,
@@ -702,7 +689,7 @@ static int choose_method(struct wss *w)
 			return ret;
 		/* found but malformed: a bug to show, not to work around */
 		if (asked != PMAPS_SRC_AUTO || ret == PMAPS_ERR_INPUT) {
-			report(w->err);
+			pmaps_cmd_report("wss", w->err);
 			return ret;
 		}
 	}
@@ -833,7 +820,7 @@ static int one_interval(struct wss *w, unsigned long nr,
 	case METHOD_TEXT:
 		ret = read_text(w, &r);
 		if (ret)
-			report(w->err);
+			pmaps_cmd_report("wss", w->err);
 		break;
 	case METHOD_SMAPS:
 		ret = read_smaps(w, &r);
