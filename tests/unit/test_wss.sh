@@ -28,65 +28,9 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' HUP INT TERM
 
-nr=0
-failed=0
+. "$here/tap.sh"
 
 echo "TAP version 13"
-
-ok() {
-	nr=$((nr + 1))
-	echo "ok $nr $1"
-}
-
-not_ok() {
-	nr=$((nr + 1))
-	failed=$((failed + 1))
-	echo "not ok $nr $1"
-}
-
-skip() {
-	nr=$((nr + 1))
-	echo "ok $nr $1 # SKIP $2"
-}
-
-diag() {
-	sed 's/^/# /' "$@"
-}
-
-run() {
-	"$@" > "$tmp/out" 2> "$tmp/err"
-	rc=$?
-}
-
-# expect_text NAME RC STDOUT STDERR: the last run, exactly
-expect_text() {
-	if [ -n "$3" ]; then
-		printf '%s\n' "$3" > "$tmp/want_out"
-	else
-		: > "$tmp/want_out"
-	fi
-	printf '%s\n' "$4" | sed '/^$/d' > "$tmp/want_err"
-	if [ "$rc" = "$2" ] && cmp -s "$tmp/out" "$tmp/want_out" &&
-	   cmp -s "$tmp/err" "$tmp/want_err"; then
-		ok "$1"
-		return
-	fi
-	not_ok "$1"
-	echo "# exit status $rc, expected $2"
-	diff "$tmp/want_out" "$tmp/out" | diag
-	diff "$tmp/want_err" "$tmp/err" | diag
-}
-
-# COND; result NAME: a test that is the status of the commands before
-result() {
-	if [ $? = 0 ]; then
-		ok "$1"
-	else
-		not_ok "$1"
-		echo "# exit status $rc; stdout, stderr:"
-		diag "$tmp/out" "$tmp/err"
-	fi
-}
 
 hint="Try 'pmaps wss --help' for more information."
 pid_max=$(cat /proc/sys/kernel/pid_max)
@@ -324,5 +268,4 @@ else
 	target_pid=
 fi
 
-echo "1..$nr"
-[ "$failed" = 0 ]
+tap_done
