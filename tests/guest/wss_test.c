@@ -85,21 +85,24 @@ static pid_t looper_start(char **base)
 	return pid;
 }
 
-static void looper_end(pid_t pid)
-{
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
-}
-
-/* pmaps wss OPTS... PID; wait status, output (stdout and stderr) in out */
-static int run_wss(pid_t pid, const char *opt1, const char *opt2,
-		   struct text *out)
+/*
+ * pmaps wss -i 1 OPTS... on a fresh looping target; the wait status, or
+ * -1 if the target could not start.  Output (stdout and stderr) in out,
+ * the target's mapping in *base.
+ */
+static int run_wss(const char *opt1, const char *opt2, struct text *out,
+		   char **base)
 {
 	const char *cli = getenv("PMAPS_CLI");
 	char pid_arg[24];
 	char *argv[9];
 	size_t n = 0;
+	pid_t pid;
+	int status;
 
+	pid = looper_start(base);
+	if (pid < 0)
+		return -1;
 	if (!cli || !*cli)
 		cli = DEFAULT_CLI;
 	snprintf(pid_arg, sizeof(pid_arg), "%d", (int)pid);
@@ -113,7 +116,10 @@ static int run_wss(pid_t pid, const char *opt1, const char *opt2,
 		argv[n++] = (char *)opt2;
 	argv[n++] = pid_arg;
 	argv[n] = NULL;
-	return run_capture(argv, out);
+	status = run_capture(argv, out);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	return status;
 }
 
 static void show_output(const struct text *out)
@@ -179,15 +185,12 @@ static enum outcome estimate_test(const char *opt1, const char *opt2,
 {
 	struct text out = { 0 };
 	char *base;
-	pid_t pid;
 	int status;
 	bool ok;
 
-	pid = looper_start(&base);
-	if (pid < 0)
+	status = run_wss(opt1, opt2, &out, &base);
+	if (status == -1)
 		return FAIL;
-	status = run_wss(pid, opt1, opt2, &out);
-	looper_end(pid);
 	tap_check(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 		  "pmaps wss: wait status %#x, expected exit 0", status);
 	ok = estimate_ok(&out, base, method);
@@ -230,15 +233,12 @@ static enum outcome needs_clear_refs(const char *opt, const char *why)
 {
 	struct text out = { 0 };
 	char *base;
-	pid_t pid;
 	int status;
 	bool ok;
 
-	pid = looper_start(&base);
-	if (pid < 0)
+	status = run_wss(opt, NULL, &out, &base);
+	if (status == -1)
 		return FAIL;
-	status = run_wss(pid, opt, NULL, &out);
-	looper_end(pid);
 	ok = WIFEXITED(status) && WEXITSTATUS(status) == 2 && out.len &&
 	     memmem(out.data, out.len, why, strlen(why)) &&
 	     !memmem(out.data, out.len, "interval", strlen("interval"));
