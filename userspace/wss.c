@@ -387,8 +387,9 @@ static int cmp_idle_page(const void *a, const void *b)
 
 /*
  * The VMAs of the process and, in *pages, every resident page with its
- * PFN and VMA, sorted by PFN.  Pages of VMAs without struct pages (pf, io,
- * hugetlb) and the zero pages are left out as the pagemap source does.
+ * PFN and VMA, sorted by PFN.  VMAs without struct pages (pf, io, hugetlb)
+ * are left out, as the pagemap source does; the shared zero page is not
+ * on an LRU list, cannot be marked idle, and so counts as untracked.
  */
 static int idle_scan(struct wss *w, struct result *r, struct idle_page **pages,
 		     size_t *nr)
@@ -471,6 +472,11 @@ static int idle_scan(struct wss *w, struct result *r, struct idle_page **pages,
 		qsort(*pages, *nr, sizeof(**pages), cmp_idle_page);
 	ret = PMAPS_OK;
 out:
+	if (ret) {
+		free(*pages);
+		*pages = NULL;
+		*nr = 0;
+	}
 	if (pm.pm_fd >= 0)
 		pmaps_pagemap_close(&pm);
 	free(stats);
