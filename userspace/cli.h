@@ -56,6 +56,16 @@ enum pmaps_status {
 enum pmaps_status pmaps_load_pid(int pid, enum pmaps_source src,
 				 struct pmaps_doc *doc, char *err,
 				 size_t errlen);
+/* A PID argument: decimal digits only, as /proc names processes. */
+bool pmaps_parse_pid(const char *s, int *pid);
+/* "1234 (comm)", or "1234" if comm cannot be read, into label. */
+void pmaps_pid_label(char *label, size_t len, int pid);
+/*
+ * The bytes of path ("-" is stdin) into *text (malloc()ed, not
+ * NUL-terminated) and *len.  Errors: "pmaps: FILE: reason".
+ */
+enum pmaps_status pmaps_read_file(const char *path, char **text,
+				  size_t *len, char *err, size_t errlen);
 /* Load a saved document; path "-" is stdin.  Errors: "FILE:LINE: ..." */
 enum pmaps_status pmaps_load_file(const char *path, struct pmaps_doc *doc,
 				  char *err, size_t errlen);

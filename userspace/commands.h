@@ -15,4 +15,13 @@ int pmaps_cmd_wss(int argc, char **argv);	/* wss.c */
 int pmaps_cmd_diff(int argc, char **argv);	/* diff.c */
 int pmaps_cmd_core(int argc, char **argv);	/* core.c */
 
+/*
+ * For the commands (pmaps.c): "pmaps COMMAND: MESSAGE" and the --help
+ * hint on stderr; returns PMAPS_ERR_INPUT, the status of bad usage.
+ */
+int pmaps_cmd_usage_error(const char *command, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* A message of the loaders, "pmaps: ...", as "pmaps COMMAND: ...". */
+void pmaps_cmd_report(const char *command, const char *msg);
+
 #endif /* PMAPS_COMMANDS_H */

@@ -12,12 +12,6 @@
 
 #include "cli.h"
 
-/* Indexed like enum pmaps_flag. */
-static const char *const flag_names[PMAPS_NR_FLAGS] = {
-	"young", "referenced", "active", "uptodate", "ptedirty", "dirty",
-	"writeback",
-};
-
 #define EXPECTED_FLAG \
 	"a flag letter (YRAUPDW) or name (young, referenced, active, uptodate, ptedirty, dirty, writeback)"
 
@@ -33,7 +27,7 @@ static int flag_by_name(const char *s, size_t n)
 	int i;
 
 	for (i = 0; i < PMAPS_NR_FLAGS; i++)
-		if (strlen(flag_names[i]) == n && !memcmp(flag_names[i], s, n))
+		if (strlen(pmaps_flag_names[i]) == n && !memcmp(pmaps_flag_names[i], s, n))
 			return i;
 	return -1;
 }

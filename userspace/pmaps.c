@@ -145,17 +145,48 @@ struct run {
 	enum pmaps_status status;	/* worst so far */
 };
 
+/* "pmaps[ COMMAND]: MESSAGE" and where to find help. */
+static enum pmaps_status vusage_error(const char *command, const char *fmt,
+				      va_list ap)
+{
+	const char *sep = command ? " " : "";
+
+	command = command ? command : "";
+	fprintf(stderr, "pmaps%s%s: ", sep, command);
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\nTry 'pmaps%s%s --help' for more information.\n",
+		sep, command);
+	return PMAPS_ERR_INPUT;
+}
+
 __attribute__((format(printf, 1, 2)))
 static enum pmaps_status usage_error(const char *fmt, ...)
 {
+	enum pmaps_status st;
 	va_list ap;
 
-	fputs("pmaps: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	st = vusage_error(NULL, fmt, ap);
 	va_end(ap);
-	fputs("\nTry 'pmaps --help' for more information.\n", stderr);
-	return PMAPS_ERR_INPUT;
+	return st;
+}
+
+int pmaps_cmd_usage_error(const char *command, const char *fmt, ...)
+{
+	enum pmaps_status st;
+	va_list ap;
+
+	va_start(ap, fmt);
+	st = vusage_error(command, fmt, ap);
+	va_end(ap);
+	return st;
+}
+
+void pmaps_cmd_report(const char *command, const char *msg)
+{
+	if (!strncmp(msg, "pmaps: ", 7))
+		msg += 7;
+	fprintf(stderr, "pmaps %s: %s\n", command, msg);
 }
 
 /* Hex number, "0x" optional, the whole of s[0..n). */
@@ -333,24 +364,6 @@ static enum pmaps_status parse_option(struct options *o, int opt,
 	}
 }
 
-static bool parse_pid(const char *s, int *pid)
-{
-	long v = 0;
-
-	/* Digits only, as /proc names them: no sign, blanks or 0x. */
-	if (!*s || *s == '0')
-		return false;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9')
-			return false;
-		v = v * 10 + (*s - '0');
-		if (v > 0x7fffffff)
-			return false;
-	}
-	*pid = (int)v;
-	return true;
-}
-
 /* Sets *done after --help and --version, which end the run. */
 static enum pmaps_status parse_args(int argc, char **argv, struct options *o,
 				    bool *done)
@@ -380,7 +393,7 @@ static enum pmaps_status parse_args(int argc, char **argv, struct options *o,
 			return st;
 	}
 	for (i = optind; i < argc; i++) {
-		if (o->source != PMAPS_SRC_FILE && !parse_pid(argv[i], &pid))
+		if (o->source != PMAPS_SRC_FILE && !pmaps_parse_pid(argv[i], &pid))
 			return usage_error("expected a PID, got '%s'", argv[i]);
 		st = add_target(o, o->source == PMAPS_SRC_FILE ? TARGET_FILE :
 				TARGET_PID, argv[i]);
@@ -456,7 +469,7 @@ static void load_targets(struct run *run, const struct options *o)
 			load_one(run, o, t->arg, 0);
 			break;
 		case TARGET_PID:
-			parse_pid(t->arg, &pid);
+			pmaps_parse_pid(t->arg, &pid);
 			load_one(run, o, NULL, pid);
 			break;
 		case TARGET_NAME:

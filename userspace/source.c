@@ -221,7 +221,25 @@ static void try_source(int pid, enum pmaps_source src, struct pmaps_doc *doc,
 		doc_reset(doc);
 }
 
-static void set_label(struct pmaps_doc *doc, int pid)
+bool pmaps_parse_pid(const char *s, int *pid)
+{
+	long v = 0;
+
+	/* Digits only, as /proc names them: no sign, blanks or 0x. */
+	if (!*s || *s == '0')
+		return false;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return false;
+		v = v * 10 + (*s - '0');
+		if (v > 0x7fffffff)
+			return false;
+	}
+	*pid = (int)v;
+	return true;
+}
+
+void pmaps_pid_label(char *label, size_t len, int pid)
 {
 	char path[64], comm[32] = "";
 	ssize_t n = -1;
@@ -236,9 +254,9 @@ static void set_label(struct pmaps_doc *doc, int pid)
 	if (n > 0) {
 		comm[n] = '\0';
 		comm[strcspn(comm, "\n")] = '\0';
-		snprintf(doc->label, sizeof(doc->label), "%d (%s)", pid, comm);
+		snprintf(label, len, "%d (%s)", pid, comm);
 	} else {
-		snprintf(doc->label, sizeof(doc->label), "%d", pid);
+		snprintf(label, len, "%d", pid);
 	}
 }
 
@@ -264,7 +282,7 @@ enum pmaps_status pmaps_load_pid(int pid, enum pmaps_source src,
 		say(err, errlen, "pmaps: no process %d", pid);
 		return PMAPS_ERR_TARGET;
 	}
-	set_label(doc, pid);
+	pmaps_pid_label(doc->label, sizeof(doc->label), pid);
 
 	if (src != PMAPS_SRC_AUTO) {
 		try_source(pid, src, doc, &tried[0]);
@@ -298,25 +316,21 @@ enum pmaps_status pmaps_load_pid(int pid, enum pmaps_source src,
 	return PMAPS_ERR_TARGET;
 }
 
-enum pmaps_status pmaps_load_file(const char *path, struct pmaps_doc *doc,
-				  char *err, size_t errlen)
+enum pmaps_status pmaps_read_file(const char *path, char **text,
+				  size_t *len, char *err, size_t errlen)
 {
 	int is_stdin = !strcmp(path, "-");
 	const char *name = is_stdin ? "<stdin>" : path;
 	int fd, e;
 
-	memset(doc, 0, sizeof(*doc));
-	doc->source = PMAPS_SRC_FILE;
-	if (errlen)
-		err[0] = '\0';
-	snprintf(doc->label, sizeof(doc->label), "%s", name);
-
+	*text = NULL;
+	*len = 0;
 	fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		say(err, errlen, "pmaps: %s: %s", name, strerror(errno));
 		return PMAPS_ERR_TARGET;
 	}
-	if (read_all(fd, &doc->text, &doc->text_len)) {
+	if (read_all(fd, text, len)) {
 		e = errno;
 		if (!is_stdin)
 			close(fd);
@@ -325,6 +339,23 @@ enum pmaps_status pmaps_load_file(const char *path, struct pmaps_doc *doc,
 	}
 	if (!is_stdin)
 		close(fd);
+	return PMAPS_OK;
+}
+
+enum pmaps_status pmaps_load_file(const char *path, struct pmaps_doc *doc,
+				  char *err, size_t errlen)
+{
+	const char *name = strcmp(path, "-") ? path : "<stdin>";
+	enum pmaps_status st;
+
+	memset(doc, 0, sizeof(*doc));
+	doc->source = PMAPS_SRC_FILE;
+	if (errlen)
+		err[0] = '\0';
+	snprintf(doc->label, sizeof(doc->label), "%s", name);
+	st = pmaps_read_file(path, &doc->text, &doc->text_len, err, errlen);
+	if (st)
+		return st;
 	return parse_text(doc, name, err, errlen);
 }
 

@@ -309,11 +309,6 @@ static void ob_name(struct ob *o, const char *s)
 
 /* ---- flags ---- */
 
-static const char *const flag_names[PMAPS_NR_FLAGS] = {
-	"young", "referenced", "active", "uptodate", "ptedirty", "dirty",
-	"writeback",
-};
-
 /* Comma-separated names, "young?" for unknown, "none"; returns length. */
 static size_t fmt_flag_names(char *p, unsigned int flags, unsigned int unknown)
 {
@@ -328,8 +323,8 @@ static size_t fmt_flag_names(char *p, unsigned int flags, unsigned int unknown)
 			continue;
 		if (n)
 			p[n++] = ',';
-		len = strlen(flag_names[i]);
-		memcpy(p + n, flag_names[i], len);
+		len = strlen(pmaps_flag_names[i]);
+		memcpy(p + n, pmaps_flag_names[i], len);
 		n += len;
 		if (unknown & bit)
 			p[n++] = '?';

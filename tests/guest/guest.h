@@ -377,6 +377,32 @@ static inline int target_start(struct target *t, setup_fn setup, void *arg)
 	return 0;
 }
 
+/* Run argv with stdout and stderr into out; return its wait status. */
+static inline int run_capture(char *const argv[], struct text *out)
+{
+	int pipefd[2], status = -1;
+	pid_t pid;
+
+	out->len = 0;
+	if (pipe2(pipefd, O_CLOEXEC))
+		return -1;
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		dup2(pipefd[1], 1);
+		dup2(pipefd[1], 2);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	if (pid > 0)
+		read_fd_text(pipefd[0], READ_CHUNK, 0, out);
+	close(pipefd[0]);
+	if (pid > 0 && waitpid(pid, &status, 0) != pid)
+		status = -1;
+	return status;
+}
+
 /* Stop the target so it cannot change its memory while we read. */
 static inline int target_stop(struct target *t)
 {

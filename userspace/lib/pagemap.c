@@ -70,9 +70,8 @@ struct pm_ctx {
 struct smaps_scan {
 	char *hdr;			/* header lines, '\n' terminated */
 	size_t hdr_len, hdr_cap;
-	unsigned char *skip;		/* per VMA: list no pages */
-	unsigned long long *swap_kb;	/* per VMA: smaps Swap */
-	size_t nr, cap, swap_cap;
+	struct pmaps_smaps_vma *vma;	/* per VMA */
+	size_t nr, cap;
 	int dropped;			/* current entry is [vsyscall] */
 };
 
@@ -204,48 +203,48 @@ static int special_vmflags(const char *s, size_t len)
 	return 0;
 }
 
+/* The number after "Key:" and blanks, e.g. of "Rss:   12 kB". */
+static unsigned long long smaps_number(const char *s, size_t len, size_t i)
+{
+	unsigned long long v = 0;
+
+	while (i < len && s[i] == ' ')
+		i++;
+	for (; i < len && s[i] >= '0' && s[i] <= '9'; i++)
+		v = v * 10 + (unsigned long long)(s[i] - '0');
+	return v;
+}
+
 static int smaps_line(struct smaps_scan *s, const char *line, size_t len)
 {
+	struct pmaps_smaps_vma *v;
+
 	if (is_header(line, len)) {
 		s->dropped = names_vsyscall(line, len);
 		if (s->dropped)
 			return 0;
 		if (grow((void **)&s->hdr, &s->hdr_cap, s->hdr_len + len + 1,
 			 1) ||
-		    grow((void **)&s->skip, &s->cap, s->nr + 1, 1) ||
-		    grow((void **)&s->swap_kb, &s->swap_cap, s->nr + 1,
-			 sizeof(*s->swap_kb)))
+		    grow((void **)&s->vma, &s->cap, s->nr + 1,
+			 sizeof(*s->vma)))
 			return -1;
-		s->swap_kb[s->nr] = 0;
+		memset(&s->vma[s->nr++], 0, sizeof(*s->vma));
 		memcpy(s->hdr + s->hdr_len, line, len);
 		s->hdr_len += len;
 		s->hdr[s->hdr_len++] = '\n';
-		s->skip[s->nr++] = 0;
 		return 0;
 	}
 	if (s->dropped || !s->nr)
 		return 0;
-	if (has_prefix(line, len, "Rss:")) {
-		size_t i = 4;
-
-		while (i < len && line[i] == ' ')
-			i++;
-		/* nothing resident: spare reading its pagemap */
-		if (i < len && line[i] == '0' && (i + 1 == len ||
-						  line[i + 1] == ' '))
-			s->skip[s->nr - 1] = 1;
-	} else if (has_prefix(line, len, "Swap:")) {
-		size_t i = 5;
-
-		while (i < len && line[i] == ' ')
-			i++;
-		for (; i < len && line[i] >= '0' && line[i] <= '9'; i++)
-			s->swap_kb[s->nr - 1] = s->swap_kb[s->nr - 1] * 10 +
-						(unsigned long long)(line[i] - '0');
-	} else if (has_prefix(line, len, "VmFlags:")) {
-		if (special_vmflags(line + 8, len - 8))
-			s->skip[s->nr - 1] = 1;
-	}
+	v = &s->vma[s->nr - 1];
+	if (has_prefix(line, len, "Rss:"))
+		v->rss_kb = smaps_number(line, len, 4);
+	else if (has_prefix(line, len, "Referenced:"))
+		v->referenced_kb = smaps_number(line, len, 11);
+	else if (has_prefix(line, len, "Swap:"))
+		v->swap_kb = smaps_number(line, len, 5);
+	else if (has_prefix(line, len, "VmFlags:"))
+		v->no_pages = special_vmflags(line + 8, len - 8);
 	return 0;
 }
 
@@ -311,6 +310,49 @@ out:
 	free(buf);
 	close(fd);
 	return ret;
+}
+
+/* Read smaps into s and its headers into out (which then needs freeing). */
+static int smaps_vmas(struct pm_ctx *c, struct smaps_scan *s,
+		      struct pmaps_map *out)
+{
+	char name[64];
+	size_t i;
+
+	if (read_smaps(c, s))
+		return -1;
+	snprintf(name, sizeof(name), "/proc/%d/smaps headers", c->pid);
+	if (pmaps_parse_buf(s->hdr ? s->hdr : "", s->hdr_len, name, out,
+			    c->err, c->errlen))
+		return -1;
+	if (out->nr_vmas != s->nr)
+		return fail(c, "%s: parsed %zu VMAs from %zu header lines",
+			    name, out->nr_vmas, s->nr);
+	/* lines of the text built here, not of any input */
+	for (i = 0; i < out->nr_vmas; i++)
+		out->vmas[i].line = 0;
+	return 0;
+}
+
+int pmaps_smaps_read(int pid, struct pmaps_map *vmas,
+		     struct pmaps_smaps_vma **stats, char *err, size_t errlen)
+{
+	struct pm_ctx c = { .pid = pid, .err = err, .errlen = errlen };
+	struct smaps_scan s = { 0 };
+
+	memset(vmas, 0, sizeof(*vmas));
+	*stats = NULL;
+	if (errlen)
+		err[0] = '\0';
+	if (smaps_vmas(&c, &s, vmas)) {
+		pmaps_map_free(vmas);
+		free(s.hdr);
+		free(s.vma);
+		return -1;
+	}
+	free(s.hdr);
+	*stats = s.vma;
+	return 0;
 }
 
 static uint64_t entry_pfn(uint64_t e)
@@ -522,7 +564,7 @@ int pmaps_from_pagemap(int pid, struct pmaps_map *out, char *err,
 		.err = err, .errlen = errlen,
 	};
 	struct smaps_scan s = { 0 };
-	char path[64], name[64];
+	char path[64];
 	int ret = -1;
 	size_t i;
 
@@ -535,21 +577,11 @@ int pmaps_from_pagemap(int pid, struct pmaps_map *out, char *err,
 	if (open_ro(&c, "/proc/kpageflags", &c.kpf_fd) ||
 	    open_ro(&c, "/proc/kpagecount", &c.kpc_fd))
 		goto out;
-	if (read_smaps(&c, &s))
+	if (smaps_vmas(&c, &s, out))
 		goto out;
 	snprintf(path, sizeof(path), "/proc/%d/pagemap", pid);
 	if (open_ro(&c, path, &c.pm_fd))
 		goto out;
-
-	snprintf(name, sizeof(name), "/proc/%d/smaps headers", pid);
-	if (pmaps_parse_buf(s.hdr ? s.hdr : "", s.hdr_len, name, out, err,
-			    errlen))
-		goto out;
-	if (out->nr_vmas != s.nr) {
-		fail(&c, "%s: parsed %zu VMAs from %zu header lines", name,
-		     out->nr_vmas, s.nr);
-		goto out;
-	}
 
 	c.pm = malloc(PM_BATCH * sizeof(*c.pm));
 	c.kpf = malloc(KPF_WINDOW * sizeof(*c.kpf));
@@ -559,10 +591,11 @@ int pmaps_from_pagemap(int pid, struct pmaps_map *out, char *err,
 		goto out;
 	}
 	for (i = 0; i < out->nr_vmas; i++) {
-		out->vmas[i].line = 0;
-		out->vmas[i].swapped = (long long)(s.swap_kb[i] * 1024 /
+		out->vmas[i].swapped = (long long)(s.vma[i].swap_kb * 1024 /
 						   c.psize);
-		if (!s.skip[i] && vma_pages(&c, &out->vmas[i]))
+		/* nothing resident: spare reading its pagemap */
+		if (!s.vma[i].no_pages && s.vma[i].rss_kb &&
+		    vma_pages(&c, &out->vmas[i]))
 			goto out;
 	}
 	/* without CAP_SYS_ADMIN pagemap hides every PFN as 0 */
@@ -581,8 +614,7 @@ out:
 	free(c.kpf);
 	free(c.kpc);
 	free(s.hdr);
-	free(s.skip);
-	free(s.swap_kb);
+	free(s.vma);
 	if (c.pm_fd >= 0)
 		close(c.pm_fd);
 	if (c.kpf_fd >= 0)

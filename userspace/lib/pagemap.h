@@ -44,6 +44,25 @@
 int pmaps_from_pagemap(int pid, struct pmaps_map *out, char *err,
 		       size_t errlen);
 
+/* What /proc/PID/smaps says of one VMA; sizes in kB, as smaps prints them. */
+struct pmaps_smaps_vma {
+	unsigned long long rss_kb;
+	/* pages accessed (pte young, or PG_referenced) since last cleared */
+	unsigned long long referenced_kb;
+	unsigned long long swap_kb;
+	int no_pages;		/* VmFlags pf, io or ht: no pages to list */
+};
+
+/*
+ * The VMAs of process pid as /proc/PID/smaps lists them, [vsyscall] left
+ * out: their headers parsed into *vmas (no ranges, line 0), and what smaps
+ * says of VMA i in (*stats)[i] (malloc()ed).  Needs what reading
+ * /proc/PID/maps needs, not root.  Return 0, or -1 with a message in err
+ * and nothing to free.
+ */
+int pmaps_smaps_read(int pid, struct pmaps_map *vmas,
+		     struct pmaps_smaps_vma **stats, char *err, size_t errlen);
+
 /*
  * Per-page detail, for views that show single pages.
  *

@@ -20,6 +20,10 @@
 #include "pmaps.h"
 
 const char pmaps_flag_letters[PMAPS_NR_FLAGS + 1] = "YRAUPDW";
+const char *const pmaps_flag_names[PMAPS_NR_FLAGS] = {
+	"young", "referenced", "active", "uptodate", "ptedirty", "dirty",
+	"writeback",
+};
 
 /* Bytes of offending input quoted in a message; enough to recognise it. */
 #define SNIPPET_MAX	40

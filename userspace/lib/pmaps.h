@@ -28,6 +28,8 @@ enum pmaps_flag {
 
 /* "YRAUPDW": letter of bit i is pmaps_flag_letters[i]. */
 extern const char pmaps_flag_letters[PMAPS_NR_FLAGS + 1];
+/* "young", "referenced", ...: the long name of bit i. */
+extern const char *const pmaps_flag_names[PMAPS_NR_FLAGS];
 
 struct pmaps_range {
 	unsigned long long index;	/* page index of the first page */

@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Guest tests of pmaps wss: the working-set estimate for a process that
+ * keeps reading 8 of its 64 MiB, measured from the module's young bits
+ * after clear_refs, from smaps Referenced (--source=pagemap) on the same
+ * kernel, and with idle page tracking where the kernel has it.
+ *
+ *   wss_test [test_name...]
+ *
+ * Runs as root; TAP on stdout; exit status 0 when everything passed or was
+ * skipped.  PMAPS_CLI (default /bin/pmaps) is the command-line tool.
+ */
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "guest.h"
+
+#define DEFAULT_CLI		"/bin/pmaps"
+#define TEST_TIMEOUT_SEC	120
+#define IDLE_BITMAP		"/sys/kernel/mm/page_idle/bitmap"
+#define MAPPED			(64UL << 20)
+#define WORKING			(8UL << 20)
+
+/*
+ * The target: MAPPED bytes between guards, no THP (its young bit would
+ * cover 512 pages), every page written once; then, forever, every page of
+ * the first WORKING bytes read every 10 ms.  Never returns in the child.
+ */
+static void __attribute__((noreturn)) working_set_loop(int report_fd)
+{
+	struct timespec tick = { 0, 10 * 1000 * 1000 };
+	volatile char sink = 0;
+	size_t off;
+	char *p;
+
+	p = map_between_guards(MAPPED, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (!p || madvise(p, MAPPED, MADV_NOHUGEPAGE))
+		_exit(1);
+	memset(p, 1, MAPPED);
+	if (write(report_fd, &p, sizeof(p)) != (ssize_t)sizeof(p))
+		_exit(1);
+	close(report_fd);
+	for (;;) {
+		for (off = 0; off < WORKING; off += page_size)
+			sink += p[off];
+		nanosleep(&tick, NULL);
+	}
+}
+
+/* A forked looping target; its mapping's address in *base. */
+static pid_t looper_start(char **base)
+{
+	pid_t parent = getpid(), pid;
+	int report[2];
+	ssize_t n;
+
+	if (pipe2(report, O_CLOEXEC)) {
+		tap_diag("pipe: %s", strerror(errno));
+		return -1;
+	}
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		close(report[0]);
+		die_with_parent(parent);
+		working_set_loop(report[1]);
+	}
+	close(report[1]);
+	if (pid < 0) {
+		tap_diag("fork: %s", strerror(errno));
+		close(report[0]);
+		return -1;
+	}
+	do
+		n = read(report[0], base, sizeof(*base));
+	while (n < 0 && errno == EINTR);
+	close(report[0]);
+	if (n != (ssize_t)sizeof(*base)) {
+		tap_diag("target %d failed to set up", (int)pid);
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return -1;
+	}
+	return pid;
+}
+
+/*
+ * pmaps wss -i 1 OPTS... on a fresh looping target; the wait status, or
+ * -1 if the target could not start.  Output (stdout and stderr) in out,
+ * the target's mapping in *base.
+ */
+static int run_wss(const char *opt1, const char *opt2, struct text *out,
+		   char **base)
+{
+	const char *cli = getenv("PMAPS_CLI");
+	char pid_arg[24];
+	char *argv[9];
+	size_t n = 0;
+	pid_t pid;
+	int status;
+
+	pid = looper_start(base);
+	if (pid < 0)
+		return -1;
+	if (!cli || !*cli)
+		cli = DEFAULT_CLI;
+	snprintf(pid_arg, sizeof(pid_arg), "%d", (int)pid);
+	argv[n++] = (char *)cli;
+	argv[n++] = "wss";
+	argv[n++] = "-i";
+	argv[n++] = "1";
+	if (opt1)
+		argv[n++] = (char *)opt1;
+	if (opt2)
+		argv[n++] = (char *)opt2;
+	argv[n++] = pid_arg;
+	argv[n] = NULL;
+	status = run_capture(argv, out);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	return status;
+}
+
+static void show_output(const struct text *out)
+{
+	const char *p = out->data, *end = out->data + out->len;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+		tap_diag("  %.*s", (int)((nl ? nl : end) - p), p);
+		p = nl ? nl + 1 : end;
+	}
+}
+
+/*
+ * The first line names the method; the row of the mapping must show it
+ * all resident (the guest has no swap) and exactly its working set
+ * accessed.  Reclaim could take a young bit between two accesses and
+ * miss a page, so up to 5 % fewer pass; none of the pages written only
+ * before the interval may count.
+ */
+static bool estimate_ok(const struct text *out, const char *base,
+			const char *method)
+{
+	unsigned long long lo = (uintptr_t)base, hi = lo + MAPPED;
+	unsigned long long ws = WORKING / page_size;
+	const char *p = out->data, *end = out->data + out->len;
+	const char *nl = memchr(p, '\n', (size_t)(end - p));
+	bool found = false;
+
+	tap_check(nl && memmem(p, (size_t)(nl - p), method, strlen(method)),
+		  "the title does not say '%s'", method);
+	while (p < end) {
+		unsigned long long start, stop, resident, accessed, bytes;
+		char perms[5], line[512];
+		size_t len;
+
+		nl = memchr(p, '\n', (size_t)(end - p));
+		len = (size_t)((nl ? nl : end) - p);
+		snprintf(line, sizeof(line), "%.*s", (int)len, p);
+		p = nl ? nl + 1 : end;
+		if (sscanf(line, "%llx-%llx %4s %llu %llu %llu", &start, &stop,
+			   perms, &resident, &accessed, &bytes) != 6 ||
+		    start != lo || stop != hi)
+			continue;
+		found = true;
+		tap_diag("row: %s", line);
+		tap_check(resident == MAPPED / page_size,
+			  "%llu pages resident, expected %lu", resident,
+			  MAPPED / page_size);
+		tap_check(accessed <= ws && accessed >= ws * 95 / 100,
+			  "%llu pages accessed, expected %llu (5 %% fewer at most)",
+			  accessed, ws);
+		tap_check(bytes == accessed * page_size,
+			  "%llu bytes for %llu pages", bytes, accessed);
+	}
+	tap_check(found, "no row for %llx-%llx", lo, hi);
+	return !tap_failed_checks;
+}
+
+static enum outcome estimate_test(const char *opt1, const char *opt2,
+				  const char *method)
+{
+	struct text out = { 0 };
+	char *base;
+	int status;
+	bool ok;
+
+	status = run_wss(opt1, opt2, &out, &base);
+	if (status == -1)
+		return FAIL;
+	tap_check(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		  "pmaps wss: wait status %#x, expected exit 0", status);
+	ok = estimate_ok(&out, base, method);
+	if (!ok)
+		show_output(&out);
+	text_free(&out);
+	tap_failed_checks = 0;
+	return ok ? PASS : FAIL;
+}
+
+/* Young bits in the module's text after clear_refs. */
+static enum outcome test_module_estimate(void)
+{
+	struct stat st;
+
+	if (stat("/proc/pmaps_ext", &st))
+		return skip("module not loaded");
+	return estimate_test("--clear-refs", "--source=module",
+			     "pages young in /proc/pmaps_ext/PID (source module)");
+}
+
+/* smaps Referenced after clear_refs, on the same kernel. */
+static enum outcome test_smaps_estimate(void)
+{
+	return estimate_test("--clear-refs", "--source=pagemap",
+			     "smaps Referenced (source pagemap");
+}
+
+static enum outcome test_idle_estimate(void)
+{
+	struct stat st;
+
+	if (stat(IDLE_BITMAP, &st))
+		return skip("no idle page tracking in this kernel");
+	return estimate_test(NULL, NULL, "idle page tracking");
+}
+
+/* Exit 2 and a message that says why, and nothing measured. */
+static enum outcome needs_clear_refs(const char *opt, const char *why)
+{
+	struct text out = { 0 };
+	char *base;
+	int status;
+	bool ok;
+
+	status = run_wss(opt, NULL, &out, &base);
+	if (status == -1)
+		return FAIL;
+	ok = WIFEXITED(status) && WEXITSTATUS(status) == 2 && out.len &&
+	     memmem(out.data, out.len, why, strlen(why)) &&
+	     !memmem(out.data, out.len, "interval", strlen("interval"));
+	if (!ok) {
+		tap_diag("wait status %#x, expected exit 2 and '%s'", status,
+			 why);
+		show_output(&out);
+	}
+	text_free(&out);
+	return ok ? PASS : FAIL;
+}
+
+static enum outcome test_module_needs_clear_refs(void)
+{
+	return needs_clear_refs("--source=module",
+				"--source=module needs --clear-refs");
+}
+
+static enum outcome test_no_idle_needs_clear_refs(void)
+{
+	struct stat st;
+
+	if (!stat(IDLE_BITMAP, &st))
+		return skip("this kernel has idle page tracking");
+	return needs_clear_refs(NULL, "measuring needs --clear-refs");
+}
+
+static const struct test_case tests[] = {
+	TEST(test_module_estimate),
+	TEST(test_smaps_estimate),
+	TEST(test_idle_estimate),
+	TEST(test_module_needs_clear_refs),
+	TEST(test_no_idle_needs_clear_refs),
+};
+
+int main(int argc, char **argv)
+{
+	return guest_main(argc, argv, tests, ARRAY_SIZE(tests),
+			  TEST_TIMEOUT_SEC, false);
+}

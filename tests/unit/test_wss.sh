@@ -1,0 +1,271 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# pmaps wss: usage errors, and the estimate for a process with a known
+# working set, on whatever source this machine has (on a plain host the
+# clear_refs + smaps Referenced method).  Prints TAP.  PMAPS names the
+# binary (default: built with make -C userspace); CC builds the target.
+# The measuring tests write the target's clear_refs, which needs root or
+# the target's owner: the target is our own child, so any user will do.
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+
+if [ -z "${PMAPS:-}" ]; then
+	make -s -C "$top/userspace" >&2 || { echo "Bail out! make failed"; exit 1; }
+	PMAPS=$top/userspace/pmaps
+fi
+
+tmp=$(mktemp -d)
+target_pid=
+wss_pid=
+cleanup() {
+	[ -n "$target_pid" ] && kill "$target_pid" 2>/dev/null
+	[ -n "$wss_pid" ] && kill -KILL "$wss_pid" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' HUP INT TERM
+
+. "$here/tap.sh"
+
+echo "TAP version 13"
+
+hint="Try 'pmaps wss --help' for more information."
+pid_max=$(cat /proc/sys/kernel/pid_max)
+
+# ---- usage ----
+
+run "$PMAPS" wss --help
+missing=
+for o in --interval --count --clear-refs --source --all --help " -i," \
+	 " -n," " -a," " -h,"; do
+	grep -q -e "$o" "$tmp/out" || missing="$missing $o"
+done
+[ -n "$missing" ] && echo "# missing from --help:$missing"
+[ "$rc" = 0 -a -z "$missing" ]
+result help_lists_every_option
+
+run "$PMAPS" wss
+expect_text no_pid 2 "" "pmaps wss: expected a PID
+$hint"
+
+run "$PMAPS" wss 1 2
+expect_text two_pids 2 "" "pmaps wss: expected one PID, got '2' too
+$hint"
+
+run "$PMAPS" wss --clear-refs 0x10
+expect_text bad_pid 2 "" "pmaps wss: expected a PID, got '0x10'
+$hint"
+
+for i in 0 0.0 -1 1.2.3 1s .5 2.0000000001 86401; do
+	run "$PMAPS" wss --clear-refs -i "$i" 1
+	expect_text "bad_interval_$i" 2 "" \
+		"pmaps wss: --interval: expected seconds above 0 and up to 86400, e.g. 0.5, got '$i'
+$hint"
+done
+
+run "$PMAPS" wss --clear-refs -n -1 1
+expect_text bad_count 2 "" \
+	"pmaps wss: --count: expected a number of intervals, got '-1'
+$hint"
+
+run "$PMAPS" wss --clear-refs --source=file 1
+expect_text bad_source 2 "" \
+	"pmaps wss: --source: expected auto, kernel, module or pagemap, got 'file'
+$hint"
+
+run "$PMAPS" wss --bogus 1
+expect_text unknown_option 2 "" "pmaps wss: unrecognized option '--bogus'
+$hint"
+
+# Without --clear-refs only idle page tracking may measure; kernel and
+# module sources show young bits, which only clear_refs resets.
+run "$PMAPS" wss --source=module 1
+expect_text source_module_needs_clear_refs 2 "" \
+	"pmaps wss: --source=module needs --clear-refs: only clear_refs resets the young bits that source shows
+$hint"
+
+if [ -e /sys/kernel/mm/page_idle/bitmap ]; then
+	skip no_idle_tracking_needs_clear_refs "idle page tracking exists here"
+else
+	run "$PMAPS" wss 1
+	expect_text no_idle_tracking_needs_clear_refs 2 "" \
+		"pmaps wss: measuring needs --clear-refs: idle page tracking is not available (/sys/kernel/mm/page_idle/bitmap: No such file or directory), and clear_refs changes the target's state (reclaim takes its pages for not recently used)
+$hint"
+fi
+
+run "$PMAPS" wss --clear-refs "$pid_max"
+expect_text unknown_pid 1 "" "pmaps wss: no process $pid_max"
+
+# ---- a process with a known working set ----
+
+# 64 MiB of anonymous memory between PROT_NONE guards, every page written
+# once, then its first 8 MiB read every 10 ms: the working set.  No THP,
+# whose young bit would cover 512 pages at once.
+cat > "$tmp/target.c" <<'EOF'
+#define _DEFAULT_SOURCE
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAPPED	(64UL << 20)
+#define WORKING	(8UL << 20)
+
+int main(void)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+	struct timespec tick = { 0, 10 * 1000 * 1000 };
+	volatile char sink = 0;
+	char *guard, *p;
+	size_t off;
+
+	guard = mmap(NULL, MAPPED + 2 * ps, PROT_NONE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (guard == MAP_FAILED)
+		return 1;
+	p = guard + ps;
+	if (mprotect(p, MAPPED, PROT_READ | PROT_WRITE) ||
+	    madvise(p, MAPPED, MADV_NOHUGEPAGE))
+		return 1;
+	memset(p, 1, MAPPED);
+	printf("%lx %lx %lu\n", (unsigned long)p, (unsigned long)(p + MAPPED),
+	       WORKING / ps);
+	fflush(stdout);
+	for (;;) {
+		for (off = 0; off < WORKING; off += ps)
+			sink += p[off];
+		nanosleep(&tick, NULL);
+	}
+}
+EOF
+
+start_target() {
+	${CC:-cc} -O2 -o "$tmp/wss-target" "$tmp/target.c" 2> "$tmp/err" ||
+		return 1
+	"$tmp/wss-target" > "$tmp/layout" &
+	target_pid=$!
+	i=0
+	while [ ! -s "$tmp/layout" ] && [ $i -lt 100 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	read -r lo hi ws_pages < "$tmp/layout"
+}
+
+# The row of the target's mapping in interval $1 of $tmp/out.
+mapping_row() {
+	awk -v want="$1" -v vma="$lo-$hi" '
+		/^interval / { n = $2 + 0 }
+		n == want && $1 == vma' "$tmp/out"
+}
+
+# The accessed pages of the row must be the working set: none of the
+# 14336 pages written only before the interval may count, and every
+# working-set page must.  Reclaim may take a young bit from a page between
+# two of its accesses (10 ms apart) and nothing sets it again until the
+# next; on a machine short of memory that could miss a few pages, so the
+# estimate may fall short by up to 5 %, never exceed.
+estimate_ok() {
+	row=$(mapping_row "$1")
+	set -- $row
+	[ $# -ge 6 ] || { echo "# no row for $lo-$hi"; return 1; }
+	echo "# row: $row"
+	[ "$4" -le "$ws_pages" ] && [ "$4" -ge $((ws_pages * 95 / 100)) ] &&
+		[ "$5" = $(($4 * $(getconf PAGESIZE))) ] && [ "$6" = "[anon]" ]
+}
+
+# /proc/PID/syscall starts with the number of the system call PID waits
+# in: pselect6 is the wait between clear and read.
+pselect_nr=$(printf '#include <sys/syscall.h>\nSYS_pselect6\n' |
+	     ${CC:-cc} -E -P - 2> /dev/null | tail -n 1)
+waiting_in_pselect() {
+	i=0
+	while [ $i -lt 600 ]; do
+		read -r call rest < "/proc/$1/syscall" 2> /dev/null
+		[ "${call:-}" = "$pselect_nr" ] && return 0
+		sleep 0.05
+		i=$((i + 1))
+	done
+	echo "# pmaps wss never waited in pselect6 ($pselect_nr)"
+	return 1
+}
+
+process_tests="estimate_is_working_set title_names_smaps_method
+	total_covers_mapping repeated_intervals all_lists_untouched_vmas
+	interrupt_reports_interval target_gone_exit_1"
+
+if ! start_target; then
+	diag "$tmp/err"
+	for t in $process_tests; do not_ok "$t"; done
+	echo "# could not start the target process"
+else
+	run "$PMAPS" wss --clear-refs -i 1 "$target_pid"
+	[ "$rc" = 0 ] && [ ! -s "$tmp/err" ] && estimate_ok 1
+	result estimate_is_working_set
+
+	if [ -e /proc/self/pmaps ] || [ -e /proc/pmaps_ext ]; then
+		skip title_names_smaps_method "kernel or module source here"
+	else
+		comm=$(cat "/proc/$target_pid/comm")
+		head -n 1 "$tmp/out" | grep -qxF "$target_pid ($comm): clear_refs, then smaps Referenced (source pagemap, which cannot see young bits)"
+		result title_names_smaps_method
+	fi
+
+	awk -v vma="$lo-$hi" '
+		$1 == vma { row = $4 }
+		$1 == "total" { total = $2; acc = $3 }
+		END { exit !(row != "" && acc >= row && total >= 16384) }' \
+		"$tmp/out"
+	result total_covers_mapping
+
+	run "$PMAPS" wss --clear-refs --source=pagemap -i 0.5 -n 2 \
+		"$target_pid"
+	[ "$rc" = 0 ] && [ "$(grep -c '^interval ' "$tmp/out")" = 2 ] &&
+		grep -q '^interval 2: ' "$tmp/out" && estimate_ok 1 &&
+		estimate_ok 2
+	result repeated_intervals
+
+	# Without -a the guard pages (never accessed) have no row; with it,
+	# both do, with nothing resident or accessed.
+	guard_lo=$(printf '%x' $((0x$lo - $(getconf PAGESIZE))))
+	run "$PMAPS" wss --clear-refs -i 0.2 "$target_pid"
+	! grep -q "^0*$guard_lo-0*$lo " "$tmp/out" &&
+	run "$PMAPS" wss --clear-refs -a -i 0.2 "$target_pid" &&
+		grep -q "^0*$guard_lo-0*$lo ---p  *0  *0  *0 \[anon\]$" \
+			"$tmp/out"
+	result all_lists_untouched_vmas
+
+	# Ctrl-C in the wait: the interval so far is read and shown.
+	"$PMAPS" wss --clear-refs -i 600 -n 0 "$target_pid" \
+		> "$tmp/out" 2> "$tmp/err" &
+	wss_pid=$!
+	waiting_in_pselect "$wss_pid" && kill -INT "$wss_pid"
+	wait "$wss_pid"
+	rc=$?
+	wss_pid=
+	[ "$rc" = 0 ] && [ ! -s "$tmp/err" ] &&
+		grep -q '^interval 1: [0-9.]* s (interrupted)$' "$tmp/out" &&
+		! grep -q '^interval 2' "$tmp/out" && estimate_ok 1
+	result interrupt_reports_interval
+
+	# The target ends during the wait.
+	"$PMAPS" wss --clear-refs -i 600 "$target_pid" \
+		> "$tmp/out" 2> "$tmp/err" &
+	wss_pid=$!
+	if waiting_in_pselect "$wss_pid"; then
+		kill "$target_pid"
+		{ wait "$target_pid"; } 2> /dev/null
+		kill -INT "$wss_pid"
+	fi
+	wait "$wss_pid"
+	rc=$?
+	wss_pid=
+	expect_text target_gone_exit_1 1 "" "pmaps wss: no process $target_pid"
+	target_pid=
+fi
+
+tap_done
