@@ -182,16 +182,20 @@ static unsigned int pmaps_folio_flags(struct folio *folio)
 /*
  * vm_normal_page() for the VMAs walked here, which are never VM_PFNMAP or
  * VM_IO: special ptes (the zero page, pfns inserted into VM_MIXEDMAP) and
- * device pages have no normal struct page.
+ * device pages have no normal struct page.  As there, any other present
+ * pte maps one; pfn_valid(), which costs more than the rest of a page's
+ * visit, is only asked where a driver's VM_MIXEDMAP could break that rule.
  */
-static struct page *pmaps_normal_page(pte_t pte)
+static struct page *pmaps_normal_page(struct vm_area_struct *vma, pte_t pte)
 {
 	unsigned long pfn;
 
 	if (!pte_present(pte) || pte_special(pte) || pte_devmap(pte))
 		return NULL;
 	pfn = pte_pfn(pte);
-	if (is_zero_pfn(pfn) || !pfn_valid(pfn))
+	if (is_zero_pfn(pfn))
+		return NULL;
+	if ((vma->vm_flags & VM_MIXEDMAP) && !pfn_valid(pfn))
 		return NULL;
 	return pfn_to_page(pfn);
 }
@@ -264,7 +268,7 @@ static enum pmaps_step pmaps_walk_ptes(struct pmaps_walk *walk, pmd_t *pmdp,
 			ptep += nr;
 			continue;
 		}
-		page = pmaps_normal_page(pte);
+		page = pmaps_normal_page(walk->vma, pte);
 		if (!page) {
 			more = pmaps_end_range(walk, addr);
 		} else {
