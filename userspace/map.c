@@ -59,6 +59,8 @@
 #define UPPER_HALF		"\xe2\x96\x80"	/* U+2580 */
 
 const char pmaps_change_letters[PMAPS_CHANGE_NR + 1] = " YD+-";
+/* Over a map's cells, where letters are states: symbols. */
+static const char change_symbols[PMAPS_CHANGE_NR + 1] = " *!+-";
 
 enum state {
 	ST_NONE, ST_CLEAN, ST_YOUNG, ST_SHARED, ST_DIRTY, ST_THP,
@@ -650,14 +652,13 @@ static void text_cell(struct painter *p, const struct cell *c,
 		      unsigned long long scale, bool color)
 {
 	if (!color) {
-		putc(c->mark ? pmaps_change_letters[c->mark] : c->letter,
-		     p->out);
+		putc(c->mark ? change_symbols[c->mark] : c->letter, p->out);
 		return;
 	}
 	if (c->mark) {
 		/* bright white over the colour of the cell */
 		paint(p, 231, styles[c->state].xterm, true);
-		putc(pmaps_change_letters[c->mark], p->out);
+		putc(change_symbols[c->mark], p->out);
 	} else if (scale == 1) {
 		paint(p, styles[c->first].xterm,
 		      c->second < ST_NR ? styles[c->second].xterm : -1,
@@ -702,8 +703,8 @@ static void text_legend(struct mapctx *m, FILE *out)
 		fputs("  zoomed, a character is N pages, drawn the same way\n",
 		      out);
 	if (m->opts->changes)
-		fputs("  changed since the last frame: + appeared, - vanished, D became dirty,\n"
-		      "  Y became young\n", out);
+		fputs("  changed since the last frame: + appeared, - vanished, ! became dirty,\n"
+		      "  * became young\n", out);
 	for (i = 0; i < m->nr_notes; i++)
 		fprintf(out, "note: %s\n", m->notes[i]);
 }
