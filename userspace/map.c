@@ -665,7 +665,9 @@ static void text_cell(struct painter *p, const struct cell *c,
 		      false);
 		fputs(UPPER_HALF, p->out);
 	} else {
-		paint(p, styles[c->state].xterm, styles[ST_NONE].xterm, false);
+		/* a blank shows no foreground: keep the one in force */
+		paint(p, c->shade || p->fg < 0 ? styles[c->state].xterm : p->fg,
+		      styles[ST_NONE].xterm, false);
 		fputs(shades[c->shade], p->out);
 	}
 }
