@@ -349,11 +349,11 @@ static void put_mark(const struct watch *w, FILE *out,
 		putc(pmaps_change_letters[mark], out);
 }
 
-/* " N (+D)": a count and, after the first frame, how it moved. */
+/* "NAME N (+D)": a count and, after the first frame, how it moved. */
 static void put_count(const struct watch *w, FILE *out, const char *name,
 		      unsigned long long now, unsigned long long before)
 {
-	fprintf(out, "  %s %llu", name, now);
+	fprintf(out, "%s %llu", name, now);
 	if (!w->have_prev)
 		return;
 	if (now >= before)
@@ -371,7 +371,10 @@ static void put_self_stats(FILE *out)
 
 	fputs("self:", out);
 #ifdef __GLIBC__
-	fprintf(out, " heap in use %zu bytes", mallinfo2().uordblks);
+	struct mallinfo2 mi = mallinfo2();
+
+	/* in the arenas, and in chunks of their own (mmap) */
+	fprintf(out, " heap in use %zu bytes", mi.uordblks + mi.hblkhd);
 	sep = ", ";
 #endif
 	while (f && fgets(line, sizeof(line), f)) {
@@ -395,13 +398,13 @@ static void put_totals(struct watch *w, FILE *out, const struct totals *t)
 	const struct totals *p = &w->prev_totals;
 	int k;
 
-	fputs("total pages:", out);
+	fputs("total pages: ", out);
 	put_count(w, out, "resident", t->resident, p->resident);
-	put_count(w, out, "dirty", t->dirty, p->dirty);
+	put_count(w, out, "  dirty", t->dirty, p->dirty);
 	if (t->young_unknown)
 		fputs("  young -", out);
 	else
-		put_count(w, out, "young", t->young, p->young);
+		put_count(w, out, "  young", t->young, p->young);
 	if (w->have_prev) {
 		fputs("  changed", out);
 		for (k = 0; k < 4; k++) {
