@@ -185,9 +185,14 @@ hwm50=$(sed -n 's/.*VmHWM \([0-9]*\) kB.*/\1/p' "$tmp/at50")
 hwm300=$(sed -n 's/.*VmHWM \([0-9]*\) kB.*/\1/p' "$tmp/at300")
 echo "# frame 50: $(cat "$tmp/at50")"
 echo "# frame 300: $(cat "$tmp/at300")"
-[ "$rc" = 0 ] && [ -n "$heap50" ] && [ "$heap50" = "$heap300" ] &&
-	frame 300 | grep -q 'changed +4000 -2000 D0 Y0$'
-result heap_flat_over_300_frames
+if [ "$heap50" = 0 ]; then
+	# valgrind's and ASan's allocators do not report to mallinfo2()
+	skip heap_flat_over_300_frames "mallinfo2() sees no heap here"
+else
+	[ "$rc" = 0 ] && [ -n "$heap50" ] && [ "$heap50" = "$heap300" ] &&
+		frame 300 | grep -q 'changed +4000 -2000 D0 Y0$'
+	result heap_flat_over_300_frames
+fi
 # valgrind and ASan keep freed memory aside for a while, growing RSS
 # whatever the program does: there the heap and their own leak checks say it.
 if head -c 2 "$PMAPS" | grep -q '#!' || grep -q __asan_init "$PMAPS"; then
