@@ -134,6 +134,19 @@ struct walker {
 
 /* ---- option helpers shared with watch ---- */
 
+int pmaps_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "pmaps %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'pmaps %s --help' for more information.\n",
+		cmd);
+	return PMAPS_ERR_INPUT;
+}
+
 int pmaps_color_parse(const char *arg, enum pmaps_color_when *when)
 {
 	if (!arg || !strcmp(arg, "always"))
@@ -1233,18 +1246,7 @@ struct map_run {
 	enum pmaps_status status;	/* worst so far */
 };
 
-__attribute__((format(printf, 1, 2)))
-static int map_usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("pmaps map: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs("\nTry 'pmaps map --help' for more information.\n", stderr);
-	return PMAPS_ERR_INPUT;
-}
+#define map_usage_error(...) pmaps_usage_error("map", __VA_ARGS__)
 
 static void map_note(struct map_run *run, enum pmaps_status st)
 {

@@ -55,6 +55,13 @@ bool pmaps_color_wanted(enum pmaps_color_when when);
 /* Columns for the picture: COLUMNS, else stdout's terminal, else 80. */
 unsigned int pmaps_term_width(void);
 
+/*
+ * "pmaps CMD: MESSAGE" and where to find help, on stderr; returns
+ * PMAPS_ERR_INPUT.
+ */
+__attribute__((format(printf, 2, 3)))
+int pmaps_usage_error(const char *cmd, const char *fmt, ...);
+
 /* A PID as /proc names it; a decimal number in [min, max]. */
 bool pmaps_pid_parse(const char *s, int *pid);
 bool pmaps_number_parse(const char *s, unsigned long long min,

@@ -20,7 +20,6 @@
 #include <getopt.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,18 +127,7 @@ static volatile sig_atomic_t stop_signal, resized;
 static struct termios saved_termios;
 static bool termios_saved, screen_taken;
 
-__attribute__((format(printf, 1, 2)))
-static int watch_usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("pmaps watch: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs("\nTry 'pmaps watch --help' for more information.\n", stderr);
-	return PMAPS_ERR_INPUT;
-}
+#define watch_usage_error(...) pmaps_usage_error("watch", __VA_ARGS__)
 
 /* ---- comparing two documents ---- */
 
@@ -467,39 +455,36 @@ static void put_vma(const struct watch *w, FILE *out, int aw,
 	fputs(w->color ? "\033[0m\n" : "\n", out);
 }
 
-static const struct pmaps_vma *vma_at(const struct pmaps_map *m,
-				      unsigned long long addr)
+/* The first VMA of m ending after addr, or NULL. */
+static const struct pmaps_vma *vma_after(const struct pmaps_map *m,
+					 unsigned long long addr)
 {
 	size_t lo = 0, hi = m->nr_vmas;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (addr < m->vmas[mid].start)
-			hi = mid;
-		else if (addr >= m->vmas[mid].end)
+		if (m->vmas[mid].end <= addr)
 			lo = mid + 1;
 		else
-			return &m->vmas[mid];
+			hi = mid;
 	}
-	return NULL;
+	return lo < m->nr_vmas ? &m->vmas[lo] : NULL;
+}
+
+static bool in_any(const struct pmaps_map *m, unsigned long long addr)
+{
+	const struct pmaps_vma *v = vma_after(m, addr);
+
+	return v && v->start <= addr;
 }
 
 static bool overlaps_any(const struct pmaps_map *m, unsigned long long start,
 			 unsigned long long end)
 {
-	size_t lo = 0, hi = m->nr_vmas;
+	const struct pmaps_vma *v = vma_after(m, start);
 
-	/* the first VMA ending after start */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->vmas[mid].end <= start)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < m->nr_vmas && m->vmas[lo].start < end;
+	return v && v->start < end;
 }
 
 /* Index of the first segment ending after addr. */
@@ -534,7 +519,7 @@ static void text_old_vma(const struct watch *w, FILE *out, int aw,
 	for (k = first_segment(w, v->start);
 	     k < w->nr_segs && w->segs[k].start < v->end; k++) {
 		/* the VMA holding it now lists it */
-		if (vma_at(&w->now.map, w->segs[k].start))
+		if (in_any(&w->now.map, w->segs[k].start))
 			continue;
 		if (!header)
 			put_vma(w, out, aw, v, PMAPS_CHANGE_VANISHED);
