@@ -1363,9 +1363,9 @@ static int map_option(struct map_run *run, int opt, enum pmaps_color_when *when)
 		run->opts.width = (unsigned int)val;
 		return PMAPS_OK;
 	case 's':
-		if (!pmaps_number_parse(optarg, 1, 1ULL << 52, &val))
-			return map_usage_error("--scale: expected a number of pages from 1, got '%s'",
-					       optarg);
+		if (!pmaps_number_parse(optarg, 1, PMAPS_MAP_MAX_SCALE, &val))
+			return map_usage_error("--scale: expected a number of pages from 1 to %llu, got '%s'",
+					       PMAPS_MAP_MAX_SCALE, optarg);
 		run->opts.scale = val;
 		return PMAPS_OK;
 	case OPT_PNG:

@@ -31,6 +31,9 @@ struct pmaps_change {
 	enum pmaps_change_mark mark;
 };
 
+/* Pages per cell at most: a row of them stays far from 2^64 pages. */
+#define PMAPS_MAP_MAX_SCALE	(1ULL << 40)
+
 struct pmaps_map_opts {
 	bool color;
 	unsigned int width;		/* columns to fill */
@@ -48,7 +51,9 @@ int pmaps_map_draw(FILE *out, const struct pmaps_map_opts *opts,
 		   const struct pmaps_doc *doc);
 
 /* --color[=WHEN], resolved as pmaps does (NO_COLOR, a terminal). */
-enum pmaps_color_when { PMAPS_COLOR_AUTO, PMAPS_COLOR_ALWAYS, PMAPS_COLOR_NEVER };
+enum pmaps_color_when {
+	PMAPS_COLOR_AUTO, PMAPS_COLOR_ALWAYS, PMAPS_COLOR_NEVER
+};
 int pmaps_color_parse(const char *arg, enum pmaps_color_when *when);
 bool pmaps_color_wanted(enum pmaps_color_when when);
 

@@ -838,10 +838,10 @@ static int watch_option(struct watch *w, int opt, enum pmaps_color_when *when)
 		w->width = (unsigned int)val;
 		return PMAPS_OK;
 	case 's':
-		if (!pmaps_number_parse(optarg, 1, 1ULL << 52,
+		if (!pmaps_number_parse(optarg, 1, PMAPS_MAP_MAX_SCALE,
 					&w->map_opts.scale))
-			return watch_usage_error("--scale: expected a number of pages from 1, got '%s'",
-						 optarg);
+			return watch_usage_error("--scale: expected a number of pages from 1 to %llu, got '%s'",
+						 PMAPS_MAP_MAX_SCALE, optarg);
 		return PMAPS_OK;
 	case OPT_COLOR:
 		if (pmaps_color_parse(optarg, when))

@@ -272,7 +272,7 @@ expect_text bad_pid_exit_2 2 "" "pmaps map: expected a PID, got '12x'
 $usage_hint"
 
 run "$PMAPS" map --scale 0 -f good-basic.txt
-expect_text bad_scale_exit_2 2 "" "pmaps map: --scale: expected a number of pages from 1, got '0'
+expect_text bad_scale_exit_2 2 "" "pmaps map: --scale: expected a number of pages from 1 to 1099511627776, got '0'
 $usage_hint"
 
 run "$PMAPS" map --width wide -f good-basic.txt
