@@ -1,13 +1,1447 @@
 // SPDX-License-Identifier: GPL-2.0
-/* pmaps map: placeholder until the command lands (issue 7). */
-#include <stdio.h>
+/*
+ * pmaps map: a picture of each VMA, one cell per page, coloured by the
+ * page's state; on the terminal, or as a PNG image (--png).
+ *
+ * Every page gets one state, the first of these that holds:
+ *
+ *   swapped      not resident, in swap      pagemap of a live process
+ *   writeback    W
+ *   thp          in a transparent huge page kpageflags (root), live process
+ *   dirty        D or P
+ *   shared       mapcount above 1
+ *   young        Y
+ *   clean        resident, none of the above
+ *   not present  not resident
+ *
+ * The document says what is resident and its flags; swap and THP are not
+ * in the text format, so they come from /proc/PID/pagemap (and, for THP,
+ * /proc/kpageflags) read right after the document, for live processes
+ * only.  A flag the source cannot know ('?') counts as clear, and the
+ * legend says so: nothing is drawn that the source did not say.
+ *
+ * At scale 1 a character shows two pages: U+2580 (upper half block) in the
+ * first page's colour over the second page's colour.  Without colour each
+ * character is a letter for the state most of its pages have (ties: the
+ * stronger state), uppercase when more than half its pages have it.  A VMA
+ * that would take more than MAX_ROWS rows is zoomed: each character is one
+ * cell of N pages (N the smallest power of two that fits), coloured by the
+ * state most of its resident or swapped pages have, shaded by how many
+ * of its pages are resident or swapped.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
+#include "cli.h"
 #include "commands.h"
+#include "map.h"
+#include "pagemap.h"
+
+/* Rows a VMA may take before it is zoomed. */
+#define MAX_ROWS		16
+/* Characters of a row: a multiple of ROW_STEP, at least MIN_ROW_CHARS. */
+#define ROW_STEP		8
+#define MIN_ROW_CHARS		40
+/* Larger VMAs are not read from pagemap: reading costs 8 bytes a page. */
+#define DETAIL_MAX_PAGES	(1ULL << 22)
+/* pagemap entries and kpageflags read at a time */
+#define PM_WINDOW		4096
+#define KPF_WINDOW		64
+/* include/uapi/linux/kernel-page-flags.h */
+#define KPF_THP			22
+
+#define UPPER_HALF		"\xe2\x96\x80"	/* U+2580 */
+
+const char pmaps_change_letters[PMAPS_CHANGE_NR + 1] = " YD+-";
+/* Over a map's cells, where letters are states: symbols. */
+static const char change_symbols[PMAPS_CHANGE_NR + 1] = " *!+-";
+
+enum state {
+	ST_NONE, ST_CLEAN, ST_YOUNG, ST_SHARED, ST_DIRTY, ST_THP,
+	ST_WRITEBACK, ST_SWAPPED, ST_NR
+};
+
+static const struct state_style {
+	const char *name;
+	char letter;
+	unsigned char xterm;		/* 256-colour palette index */
+	unsigned char rgb[3];		/* that colour, for PNG */
+} styles[ST_NR] = {
+	[ST_NONE] =	 { "not present", '.', 236, { 0x30, 0x30, 0x30 } },
+	[ST_CLEAN] =	 { "clean",	  'C',  28, { 0x00, 0x87, 0x00 } },
+	[ST_YOUNG] =	 { "young",	  'Y',  46, { 0x00, 0xff, 0x00 } },
+	[ST_SHARED] =	 { "shared",	  'M',  51, { 0x00, 0xff, 0xff } },
+	[ST_DIRTY] =	 { "dirty",	  'D', 196, { 0xff, 0x00, 0x00 } },
+	[ST_THP] =	 { "thp",	  'H',  33, { 0x00, 0x87, 0xff } },
+	[ST_WRITEBACK] = { "writeback",	  'W', 226, { 0xff, 0xff, 0x00 } },
+	[ST_SWAPPED] =	 { "swapped",	  'S', 201, { 0xff, 0x00, 0xff } },
+};
+
+/* Shading of zoomed cells, by quarters resident or swapped (1..4). */
+static const char *const shades[5] = {
+	" ", "\xe2\x96\x91", "\xe2\x96\x92", "\xe2\x96\x93", "\xe2\x96\x88",
+};
+
+/* Everything drawing one document needs. */
+struct mapctx {
+	const struct pmaps_map_opts *opts;
+	const struct pmaps_doc *doc;
+	unsigned long long psize;
+	int aw;				/* hex digits of an address */
+	unsigned int row_chars;
+	bool any_zoom;
+	/* swap and THP of a live process */
+	bool have_pm, swap_on, thp_on;
+	struct pmaps_pagemap pm;
+	char pm_err[256];
+	uint64_t *ent;			/* pagemap entries of pages ... */
+	unsigned long long ent_vpn;	/* ... from this virtual page on */
+	size_t ent_n;
+	uint64_t kpf[KPF_WINDOW];	/* kpageflags from kpf_pfn on */
+	uint64_t kpf_pfn;
+	size_t kpf_n;
+	char notes[4][320];
+	size_t nr_notes;
+};
+
+/* One character of a row. */
+struct cell {
+	unsigned char first, second;	/* scale 1: each page's state,
+					 * second ST_NR when there is none */
+	unsigned char state;		/* the most of the pages, ST_NONE
+					 * when none is resident or swapped */
+	unsigned char shade;		/* zoomed: quarters resident, 0..4 */
+	unsigned char mark;		/* enum pmaps_change_mark */
+	char letter;			/* without colour */
+};
+
+/* Walks a VMA's pages in order. */
+struct walker {
+	struct mapctx *m;
+	const struct pmaps_vma *v;
+	unsigned long long npages;
+	unsigned long long page;	/* next page, from the VMA's start */
+	size_t ri;			/* first range ending after page */
+	bool detail;			/* read swap and THP */
+	size_t ci;			/* first change ending after page */
+};
+
+/* ---- option helpers shared with watch ---- */
+
+int pmaps_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "pmaps %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'pmaps %s --help' for more information.\n",
+		cmd);
+	return PMAPS_ERR_INPUT;
+}
+
+int pmaps_color_parse(const char *arg, enum pmaps_color_when *when)
+{
+	if (!arg || !strcmp(arg, "always"))
+		*when = PMAPS_COLOR_ALWAYS;
+	else if (!strcmp(arg, "never"))
+		*when = PMAPS_COLOR_NEVER;
+	else if (!strcmp(arg, "auto"))
+		*when = PMAPS_COLOR_AUTO;
+	else
+		return -1;
+	return 0;
+}
+
+bool pmaps_color_wanted(enum pmaps_color_when when)
+{
+	const char *no_color = getenv("NO_COLOR");
+
+	if (when != PMAPS_COLOR_AUTO)
+		return when == PMAPS_COLOR_ALWAYS;
+	/* https://no-color.org: set and not empty means no colour. */
+	return !(no_color && *no_color) && isatty(STDOUT_FILENO);
+}
+
+bool pmaps_number_parse(const char *s, unsigned long long min,
+			unsigned long long max, unsigned long long *val)
+{
+	unsigned long long v = 0;
+
+	if (!*s)
+		return false;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || v > (max - (*s - '0')) / 10)
+			return false;
+		v = v * 10 + (unsigned long long)(*s - '0');
+	}
+	if (v < min)
+		return false;
+	*val = v;
+	return true;
+}
+
+bool pmaps_pid_parse(const char *s, int *pid)
+{
+	unsigned long long v;
+
+	/* as /proc names them: no sign, blanks or leading zeros */
+	if (*s == '0' || !pmaps_number_parse(s, 1, 0x7fffffff, &v))
+		return false;
+	*pid = (int)v;
+	return true;
+}
+
+unsigned int pmaps_term_width(void)
+{
+	const char *columns = getenv("COLUMNS");
+	unsigned long long v;
+	struct winsize ws;
+
+	if (columns && pmaps_number_parse(columns, 1, 100000, &v))
+		return (unsigned int)v;
+	if (!ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_col)
+		return ws.ws_col;
+	return 80;
+}
+
+/* ---- what each page is ---- */
+
+static enum state range_state(const struct pmaps_range *r)
+{
+	unsigned int known = r->flags & ~r->unknown;
+
+	if (known & (1u << PMAPS_WRITEBACK))
+		return ST_WRITEBACK;
+	if (known & ((1u << PMAPS_DIRTY) | (1u << PMAPS_PTE_DIRTY)))
+		return ST_DIRTY;
+	if (r->mapcount > 1)
+		return ST_SHARED;
+	if (known & (1u << PMAPS_YOUNG))
+		return ST_YOUNG;
+	return ST_CLEAN;
+}
+
+/* /proc/swaps lists a device or file: pages may be swapped. */
+static bool swap_configured(void)
+{
+	FILE *f = fopen("/proc/swaps", "r");
+	int ch, lines = 0;
+
+	if (!f)
+		return true;	/* cannot tell: look */
+	while ((ch = getc(f)) != EOF && lines < 2)
+		lines += ch == '\n';
+	fclose(f);
+	return lines >= 2;
+}
+
+/* Open pagemap for a live process and note what cannot be known. */
+static void detail_open(struct mapctx *m)
+{
+	const struct pmaps_doc *doc = m->doc;
+
+	if (doc->pid <= 0) {
+		snprintf(m->notes[m->nr_notes++], sizeof(m->notes[0]),
+			 "swapped, thp: not in a saved document, not shown");
+		return;
+	}
+	m->ent = malloc(PM_WINDOW * sizeof(*m->ent));
+	if (!m->ent) {
+		snprintf(m->pm_err, sizeof(m->pm_err), "out of memory");
+	} else if (!pmaps_pagemap_open(&m->pm, doc->pid, m->pm_err,
+				       sizeof(m->pm_err))) {
+		m->have_pm = true;
+		m->swap_on = swap_configured();
+		m->thp_on = m->pm.kpf_fd >= 0;
+	}
+	if (!m->have_pm)
+		snprintf(m->notes[m->nr_notes++], sizeof(m->notes[0]),
+			 "swapped, thp: not shown (%s)", m->pm_err);
+	else if (!m->thp_on)
+		snprintf(m->notes[m->nr_notes++], sizeof(m->notes[0]),
+			 "thp: not shown (/proc/kpageflags needs root)");
+}
+
+static void detail_close(struct mapctx *m)
+{
+	if (m->have_pm)
+		pmaps_pagemap_close(&m->pm);
+	m->have_pm = false;
+	free(m->ent);
+	m->ent = NULL;
+}
+
+/*
+ * The pagemap entry of virtual page vpn, read in windows that stop at
+ * limit (the VMA's end).  A failed read turns the detail off: the pages
+ * are then drawn from the document alone.
+ */
+static bool pm_entry(struct mapctx *m, unsigned long long vpn,
+		     unsigned long long limit, uint64_t *e)
+{
+	unsigned long long n;
+
+	if (!m->have_pm)
+		return false;
+	if (vpn < m->ent_vpn || vpn - m->ent_vpn >= m->ent_n) {
+		n = limit - vpn < PM_WINDOW ? limit - vpn : PM_WINDOW;
+		if (pmaps_pagemap_read(&m->pm, vpn * m->psize, m->ent,
+				       (size_t)n, m->pm_err,
+				       sizeof(m->pm_err))) {
+			detail_close(m);
+			return false;
+		}
+		m->ent_vpn = vpn;
+		m->ent_n = (size_t)n;
+	}
+	*e = m->ent[vpn - m->ent_vpn];
+	return true;
+}
+
+/* kpageflags of pfn has KPF_THP; contiguous PFNs share one read. */
+static bool pfn_is_thp(struct mapctx *m, uint64_t pfn)
+{
+	ssize_t got;
+
+	if (pfn < m->kpf_pfn || pfn - m->kpf_pfn >= m->kpf_n) {
+		got = pread(m->pm.kpf_fd, m->kpf, sizeof(m->kpf),
+			    (off_t)(pfn * 8));
+		if (got < 8)
+			return false;
+		m->kpf_pfn = pfn;
+		m->kpf_n = (size_t)got / 8;
+	}
+	return m->kpf[pfn - m->kpf_pfn] >> KPF_THP & 1;
+}
+
+/* Resident pages [from, to) in state st; THP outranks all but writeback. */
+static void count_resident(struct walker *w, unsigned long long from,
+			   unsigned long long to, enum state st,
+			   unsigned long long *counts)
+{
+	struct mapctx *m = w->m;
+	unsigned long long first = w->v->start / m->psize, p;
+	uint64_t e;
+
+	if (!w->detail || !m->thp_on || st == ST_WRITEBACK) {
+		counts[st] += to - from;
+		return;
+	}
+	for (p = from; p < to; p++) {
+		bool thp = pm_entry(m, first + p, first + w->npages, &e) &&
+			   pmaps_pm_pfn(e) && pfn_is_thp(m, pmaps_pm_pfn(e));
+
+		counts[thp ? ST_THP : st]++;
+	}
+}
+
+/* Pages [from, to) in no range: swapped or not present. */
+static void count_absent(struct walker *w, unsigned long long from,
+			 unsigned long long to, unsigned long long *counts)
+{
+	struct mapctx *m = w->m;
+	unsigned long long first = w->v->start / m->psize, p;
+	uint64_t e;
+
+	if (!w->detail || !m->swap_on || !w->v->swapped) {
+		counts[ST_NONE] += to - from;
+		return;
+	}
+	for (p = from; p < to; p++) {
+		bool swapped = pm_entry(m, first + p, first + w->npages, &e) &&
+			       !(e & PMAPS_PM_PRESENT) && (e & PMAPS_PM_SWAP);
+
+		counts[swapped ? ST_SWAPPED : ST_NONE]++;
+	}
+}
+
+/* First page of range r, counted from the VMA's start. */
+static unsigned long long range_page(const struct walker *w,
+				     const struct pmaps_range *r)
+{
+	return (pmaps_range_addr(w->v, r) - w->v->start) / w->m->psize;
+}
+
+/* Add the states of the next n pages to counts. */
+static void walk(struct walker *w, unsigned long long n,
+		 unsigned long long *counts)
+{
+	const struct pmaps_vma *v = w->v;
+	unsigned long long end = w->page + n;
+
+	while (w->page < end) {
+		const struct pmaps_range *r = NULL;
+		unsigned long long rs = end, re = end, to;
+
+		while (w->ri < v->nr_ranges) {
+			r = &v->ranges[w->ri];
+			rs = range_page(w, r);
+			re = rs + r->count;
+			if (re > w->page)
+				break;
+			w->ri++;
+			r = NULL;
+			rs = re = end;
+		}
+		if (r && rs <= w->page) {
+			to = re < end ? re : end;
+			count_resident(w, w->page, to, range_state(r), counts);
+		} else {
+			to = rs < end ? rs : end;
+			count_absent(w, w->page, to, counts);
+		}
+		w->page = to;
+	}
+}
+
+/* The strongest change over pages [from, to) of the VMA. */
+static unsigned char change_mark(struct walker *w, unsigned long long from,
+				 unsigned long long to)
+{
+	const struct pmaps_map_opts *o = w->m->opts;
+	unsigned long long a = w->v->start + from * w->m->psize;
+	unsigned long long b = w->v->start + to * w->m->psize;
+	unsigned char mark = PMAPS_CHANGE_NONE;
+	size_t k;
+
+	while (w->ci < o->nr_changes && o->changes[w->ci].end <= a)
+		w->ci++;
+	for (k = w->ci; k < o->nr_changes && o->changes[k].start < b; k++)
+		if (o->changes[k].end > a && o->changes[k].mark > mark)
+			mark = (unsigned char)o->changes[k].mark;
+	return mark;
+}
+
+/* The state most pages have, not counting ST_NONE; ties to the stronger. */
+static enum state majority(const unsigned long long *counts)
+{
+	enum state best = ST_NONE;
+	int s;
+
+	for (s = ST_NONE + 1; s < ST_NR; s++)
+		if (counts[s] && (best == ST_NONE || counts[s] >= counts[best]))
+			best = (enum state)s;
+	return best;
+}
+
+static void next_cell(struct walker *w, unsigned long long scale,
+		      struct cell *c)
+{
+	unsigned long long counts[ST_NR] = { 0 }, from = w->page, n, busy;
+	unsigned long long per_char = scale == 1 ? 2 : scale;
+	int s;
+
+	n = w->npages - from < per_char ? w->npages - from : per_char;
+	if (scale == 1) {
+		walk(w, 1, counts);
+		for (s = 0; !counts[s]; s++)
+			;
+		c->first = (unsigned char)s;
+		c->second = ST_NR;
+		if (n == 2) {
+			unsigned long long one[ST_NR] = { 0 };
+
+			walk(w, 1, one);
+			for (s = 0; !one[s]; s++)
+				;
+			c->second = (unsigned char)s;
+			counts[s]++;
+		}
+	} else {
+		walk(w, n, counts);
+	}
+	c->state = (unsigned char)majority(counts);
+	busy = n - counts[ST_NONE];
+	c->shade = (unsigned char)(busy ? (4 * busy + n - 1) / n : 0);
+	if (c->state == ST_NONE) {
+		c->letter = '.';
+	} else {
+		c->letter = styles[c->state].letter;
+		if (2 * counts[c->state] <= n)
+			c->letter = (char)(c->letter - 'A' + 'a');
+	}
+	c->mark = change_mark(w, from, from + n);
+}
+
+/* ---- layout ---- */
+
+static int hex_digits(unsigned long long v)
+{
+	int n = 1;
+
+	while (n < 16 && v >> (4 * n))
+		n++;
+	return n;
+}
+
+static unsigned long long vma_pages(const struct mapctx *m,
+				    const struct pmaps_vma *v)
+{
+	return (v->end - v->start) / m->psize;
+}
+
+static unsigned long long pages_per_row(const struct mapctx *m,
+					unsigned long long scale)
+{
+	return m->row_chars * (scale == 1 ? 2 : scale);
+}
+
+/* --scale, or the smallest power of two that fits in MAX_ROWS rows. */
+static unsigned long long vma_scale(const struct mapctx *m,
+				    const struct pmaps_vma *v)
+{
+	unsigned long long npages = vma_pages(m, v), s = 1;
+
+	if (m->opts->scale)
+		return m->opts->scale;
+	while ((npages + pages_per_row(m, s) - 1) / pages_per_row(m, s) >
+	       MAX_ROWS)
+		s *= 2;
+	return s;
+}
+
+static unsigned long long vma_rows(const struct mapctx *m,
+				   const struct pmaps_vma *v)
+{
+	unsigned long long per_row = pages_per_row(m, vma_scale(m, v));
+
+	return (vma_pages(m, v) + per_row - 1) / per_row;
+}
+
+static bool vma_detail(const struct mapctx *m, const struct pmaps_vma *v)
+{
+	return m->have_pm && vma_pages(m, v) <= DETAIL_MAX_PAGES;
+}
+
+/* Note the flags the source could not tell: they count as clear. */
+static void note_unknown_flags(struct mapctx *m)
+{
+	const struct pmaps_map *map = &m->doc->map;
+	unsigned int unknown = 0;
+	size_t i, j;
+
+	for (i = 0; i < map->nr_vmas; i++)
+		for (j = 0; j < map->vmas[i].nr_ranges; j++)
+			unknown |= map->vmas[i].ranges[j].unknown;
+	if (unknown & (1u << PMAPS_YOUNG))
+		snprintf(m->notes[m->nr_notes++], sizeof(m->notes[0]),
+			 "young: not known from source %s, not shown",
+			 pmaps_source_name(m->doc->source));
+	if (unknown & (1u << PMAPS_PTE_DIRTY))
+		snprintf(m->notes[m->nr_notes++], sizeof(m->notes[0]),
+			 "pte-dirty: not known from source %s, dirty is PG_dirty only",
+			 pmaps_source_name(m->doc->source));
+}
+
+static void ctx_init(struct mapctx *m, const struct pmaps_map_opts *opts,
+		     const struct pmaps_doc *doc)
+{
+	const struct pmaps_map *map = &doc->map;
+	unsigned int room;
+	size_t i;
+
+	memset(m, 0, sizeof(*m));
+	m->opts = opts;
+	m->doc = doc;
+	m->psize = pmaps_page_size();
+	m->aw = 8;
+	if (map->nr_vmas && hex_digits(map->vmas[map->nr_vmas - 1].end) > 8)
+		m->aw = hex_digits(map->vmas[map->nr_vmas - 1].end);
+	/* "  ADDRESS " before the cells */
+	room = opts->width > (unsigned int)m->aw + 3 ?
+	       opts->width - (unsigned int)m->aw - 3 : 0;
+	m->row_chars = room / ROW_STEP * ROW_STEP;
+	if (m->row_chars < MIN_ROW_CHARS)
+		m->row_chars = MIN_ROW_CHARS;
+	for (i = 0; i < map->nr_vmas; i++)
+		if (vma_scale(m, &map->vmas[i]) > 1)
+			m->any_zoom = true;
+	note_unknown_flags(m);
+	detail_open(m);
+}
+
+/*
+ * s into buf (len > 4), control bytes as \xNN so that no document or
+ * process name can drive the terminal; returns the length.
+ */
+static size_t escape_name(char *buf, size_t len, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = 0;
+
+	for (; *p && n + 5 < len; p++) {
+		if (*p >= 0x20 && *p != 0x7f) {
+			buf[n++] = (char)*p;
+		} else {
+			buf[n++] = '\\';
+			buf[n++] = 'x';
+			buf[n++] = hex[*p >> 4];
+			buf[n++] = hex[*p & 15];
+		}
+	}
+	buf[n] = '\0';
+	return n;
+}
+
+/* "LABEL: source SOURCE" */
+static void doc_title(const struct pmaps_doc *doc, char *buf, size_t len)
+{
+	size_t n = escape_name(buf, len, doc->label);
+
+	snprintf(buf + n, len - n, ": source %s",
+		 pmaps_source_name(doc->source));
+}
+
+/* "START-END PERMS NAME  N pages[, N a character][, ...]" */
+static void vma_title(const struct mapctx *m, const struct pmaps_vma *v,
+		      char *buf, size_t len)
+{
+	unsigned long long npages = vma_pages(m, v), scale = vma_scale(m, v);
+	size_t n;
+
+	n = (size_t)snprintf(buf, len, "%0*llx-%0*llx %.4s ", m->aw, v->start,
+			     m->aw, v->end, v->perms);
+	n += escape_name(buf + n, len - n, *v->name ? v->name : "[anon]");
+	n += (size_t)snprintf(buf + n, len - n, "  %llu page%s", npages,
+			      npages == 1 ? "" : "s");
+	if (scale > 1 && n < len)
+		n += (size_t)snprintf(buf + n, len - n, ", %llu a character",
+				      scale);
+	if (m->have_pm && !vma_detail(m, v) && n < len)
+		snprintf(buf + n, len - n,
+			 ", swap and thp not read (over %llu pages)",
+			 DETAIL_MAX_PAGES);
+}
+
+static void walker_init(struct walker *w, struct mapctx *m,
+			const struct pmaps_vma *v)
+{
+	memset(w, 0, sizeof(*w));
+	w->m = m;
+	w->v = v;
+	w->npages = vma_pages(m, v);
+	w->detail = vma_detail(m, v);
+}
+
+/* ---- text ---- */
+
+/* SGR colours in force, so that a row of alike cells has few escapes. */
+struct painter {
+	FILE *out;
+	int fg, bg;			/* xterm index, -1: default */
+	bool bold;
+};
+
+static void paint(struct painter *p, int fg, int bg, bool bold)
+{
+	/* only a reset takes bold or a colour away */
+	if ((p->bold && !bold) || (p->fg >= 0 && fg < 0) ||
+	    (p->bg >= 0 && bg < 0)) {
+		fputs("\033[0m", p->out);
+		p->fg = p->bg = -1;
+		p->bold = false;
+	}
+	if (bold && !p->bold)
+		fputs("\033[1m", p->out);
+	if (fg >= 0 && fg != p->fg)
+		fprintf(p->out, "\033[38;5;%dm", fg);
+	if (bg >= 0 && bg != p->bg)
+		fprintf(p->out, "\033[48;5;%dm", bg);
+	p->fg = fg;
+	p->bg = bg;
+	p->bold = bold;
+}
+
+static void text_cell(struct painter *p, const struct cell *c,
+		      unsigned long long scale, bool color)
+{
+	if (!color) {
+		putc(c->mark ? change_symbols[c->mark] : c->letter, p->out);
+		return;
+	}
+	if (c->mark) {
+		/* bright white over the colour of the cell */
+		paint(p, 231, styles[c->state].xterm, true);
+		putc(change_symbols[c->mark], p->out);
+	} else if (scale == 1) {
+		paint(p, styles[c->first].xterm,
+		      c->second < ST_NR ? styles[c->second].xterm : -1,
+		      false);
+		fputs(UPPER_HALF, p->out);
+	} else {
+		/* a blank shows no foreground: keep the one in force */
+		paint(p, c->shade || p->fg < 0 ? styles[c->state].xterm : p->fg,
+		      styles[ST_NONE].xterm, false);
+		fputs(shades[c->shade], p->out);
+	}
+}
+
+static void text_legend(struct mapctx *m, FILE *out)
+{
+	bool color = m->opts->color;
+	size_t i;
+	int s;
+
+	/* two lines of four, weakest first */
+	for (s = 0; s < ST_NR; s++) {
+		fputs(s == 0 ? "legend: " : s == ST_NR / 2 ? "\n        " :
+		      "  ", out);
+		if (color)
+			fprintf(out, "\033[38;5;%dm" UPPER_HALF UPPER_HALF
+				"\033[0m %s", styles[s].xterm, styles[s].name);
+		else
+			fprintf(out, "%c %s", styles[s].letter,
+				styles[s].name);
+	}
+	putc('\n', out);
+	if (color)
+		fputs("  " UPPER_HALF " is 2 pages: the upper half the first, the lower half the second\n",
+		      out);
+	else
+		fputs("  a character is 2 pages: the state most of them have (the later one on a tie),\n"
+		      "  uppercase when more than half of its pages have it\n",
+		      out);
+	if (m->any_zoom && color)
+		fprintf(out, "  zoomed, a character is N pages: the state most of those resident or\n"
+			"  swapped have, %s %s %s %s when up to 1/4, 1/2, 3/4, all of them are\n",
+			shades[1], shades[2], shades[3], shades[4]);
+	else if (m->any_zoom)
+		fputs("  zoomed, a character is N pages, drawn the same way\n",
+		      out);
+	if (m->opts->changes)
+		fputs("  changed since the last frame: + appeared, - vanished, ! became dirty,\n"
+		      "  * became young\n", out);
+	for (i = 0; i < m->nr_notes; i++)
+		fprintf(out, "note: %s\n", m->notes[i]);
+}
+
+static void text_vma(struct mapctx *m, FILE *out, const struct pmaps_vma *v)
+{
+	struct painter p = { .out = out, .fg = -1, .bg = -1 };
+	unsigned long long scale = vma_scale(m, v), row;
+	unsigned long long rows = vma_rows(m, v);
+	unsigned long long per_row = pages_per_row(m, scale);
+	char title[512];
+	struct walker w;
+	struct cell c;
+	unsigned int i;
+
+	vma_title(m, v, title, sizeof(title));
+	fprintf(out, "%s%s%s\n", m->opts->color ? "\033[1m" : "", title,
+		m->opts->color ? "\033[0m" : "");
+	walker_init(&w, m, v);
+	for (row = 0; row < rows && !ferror(out); row++) {
+		fprintf(out, "  %0*llx ", m->aw,
+			v->start + row * per_row * m->psize);
+		for (i = 0; i < m->row_chars && w.page < w.npages; i++) {
+			next_cell(&w, scale, &c);
+			text_cell(&p, &c, scale, m->opts->color);
+		}
+		if (m->opts->color)
+			paint(&p, -1, -1, false);
+		putc('\n', out);
+	}
+}
+
+int pmaps_map_draw(FILE *out, const struct pmaps_map_opts *opts,
+		   const struct pmaps_doc *doc)
+{
+	struct mapctx m;
+	char title[256];
+	size_t i;
+
+	ctx_init(&m, opts, doc);
+	doc_title(doc, title, sizeof(title));
+	fprintf(out, "%s%s%s\n", opts->color ? "\033[1m" : "", title,
+		opts->color ? "\033[0m" : "");
+	text_legend(&m, out);
+	for (i = 0; i < doc->map.nr_vmas && !ferror(out); i++)
+		text_vma(&m, out, &doc->map.vmas[i]);
+	detail_close(&m);
+	if (ferror(out)) {
+		if (!errno)
+			errno = EIO;
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- PNG ---- */
+
+/*
+ * The same picture as an 8-bit palette PNG, written without a library:
+ * zlib "stored" blocks need no compressor, only Adler-32 and the chunks'
+ * CRC-32.  Every text line and row of cells is a band of LINE_PX pixel
+ * rows drawn and written in turn, so memory stays one band, whatever the
+ * size of the map.  Text uses a 3x5 font drawn twice as large.
+ */
+#define LINE_PX		12
+#define GLYPH_PX	8		/* advance of a character */
+#define CELL_PX		5		/* width of a character's cell */
+#define PAGE_PX		5		/* height of a page at scale 1 */
+#define SWATCH_PX	10
+#define MAX_HEIGHT_PX	(1u << 24)
+#define MAX_TEXT_CHARS	160		/* longer lines of text are cut */
+#define STORED_MAX	65535		/* bytes in a stored deflate block */
+
+enum { PAL_BACKGROUND, PAL_TEXT, PAL_STATES };
+
+/* Palette index of state s shaded q quarters (1..4). */
+static unsigned char pal_index(int s, int q)
+{
+	return (unsigned char)(PAL_STATES + s * 4 + (q - 1));
+}
+
+#define PAL_SIZE	(PAL_STATES + ST_NR * 4)
+
+/*
+ * 3x5 glyphs, a row an octal digit, 4 the leftmost pixel.  Lowercase is
+ * drawn as uppercase; a character without a glyph as '?'.
+ */
+static const struct glyph {
+	char ch;
+	unsigned char rows[5];
+} font[] = {
+	{ '0', { 7, 5, 5, 5, 7 } }, { '1', { 2, 6, 2, 2, 7 } },
+	{ '2', { 7, 1, 7, 4, 7 } }, { '3', { 7, 1, 3, 1, 7 } },
+	{ '4', { 5, 5, 7, 1, 1 } }, { '5', { 7, 4, 7, 1, 7 } },
+	{ '6', { 7, 4, 7, 5, 7 } }, { '7', { 7, 1, 1, 2, 2 } },
+	{ '8', { 7, 5, 7, 5, 7 } }, { '9', { 7, 5, 7, 1, 7 } },
+	{ 'A', { 2, 5, 7, 5, 5 } }, { 'B', { 6, 5, 6, 5, 6 } },
+	{ 'C', { 3, 4, 4, 4, 3 } }, { 'D', { 6, 5, 5, 5, 6 } },
+	{ 'E', { 7, 4, 6, 4, 7 } }, { 'F', { 7, 4, 6, 4, 4 } },
+	{ 'G', { 3, 4, 5, 5, 3 } }, { 'H', { 5, 5, 7, 5, 5 } },
+	{ 'I', { 7, 2, 2, 2, 7 } }, { 'J', { 1, 1, 1, 5, 2 } },
+	{ 'K', { 5, 5, 6, 5, 5 } }, { 'L', { 4, 4, 4, 4, 7 } },
+	{ 'M', { 5, 7, 7, 5, 5 } }, { 'N', { 6, 5, 5, 5, 5 } },
+	{ 'O', { 2, 5, 5, 5, 2 } }, { 'P', { 6, 5, 6, 4, 4 } },
+	{ 'Q', { 2, 5, 5, 7, 3 } }, { 'R', { 6, 5, 6, 5, 5 } },
+	{ 'S', { 3, 4, 2, 1, 6 } }, { 'T', { 7, 2, 2, 2, 2 } },
+	{ 'U', { 5, 5, 5, 5, 7 } }, { 'V', { 5, 5, 5, 5, 2 } },
+	{ 'W', { 5, 5, 7, 7, 5 } }, { 'X', { 5, 5, 2, 5, 5 } },
+	{ 'Y', { 5, 5, 2, 2, 2 } }, { 'Z', { 7, 1, 2, 4, 7 } },
+	{ '-', { 0, 0, 7, 0, 0 } }, { '.', { 0, 0, 0, 0, 2 } },
+	{ '/', { 1, 1, 2, 4, 4 } }, { '_', { 0, 0, 0, 0, 7 } },
+	{ '[', { 6, 4, 4, 4, 6 } }, { ']', { 3, 1, 1, 1, 3 } },
+	{ ':', { 0, 2, 0, 2, 0 } }, { ',', { 0, 0, 0, 2, 4 } },
+	{ '(', { 1, 2, 2, 2, 1 } }, { ')', { 4, 2, 2, 2, 4 } },
+	{ '+', { 0, 2, 7, 2, 0 } }, { '=', { 0, 7, 0, 7, 0 } },
+	{ '<', { 1, 2, 4, 2, 1 } }, { '>', { 4, 2, 1, 2, 4 } },
+	{ '\\', { 4, 4, 2, 1, 1 } }, { '?', { 7, 1, 2, 0, 2 } },
+	{ '\'', { 2, 2, 0, 0, 0 } }, { '#', { 5, 7, 5, 7, 5 } },
+};
+
+static const unsigned char *glyph_rows(char ch)
+{
+	size_t i;
+
+	if (ch >= 'a' && ch <= 'z')
+		ch = (char)(ch - 'a' + 'A');
+	for (i = 0; i < sizeof(font) / sizeof(font[0]); i++)
+		if (font[i].ch == ch)
+			return font[i].rows;
+	return glyph_rows('?');
+}
+
+struct png {
+	FILE *f;
+	unsigned int width, height;
+	unsigned char *band;		/* width * LINE_PX palette indexes */
+	uint32_t adler_a, adler_b;
+	bool started;			/* zlib header written */
+	size_t len;			/* bytes waiting in block */
+	unsigned char block[STORED_MAX + 4];	/* + Adler-32 at the end */
+};
+
+static uint32_t crc_table[256];
+
+static uint32_t crc32_update(uint32_t crc, const unsigned char *p, size_t n)
+{
+	uint32_t c;
+	int i, k;
+
+	if (!crc_table[1]) {
+		for (i = 0; i < 256; i++) {
+			c = (uint32_t)i;
+			for (k = 0; k < 8; k++)
+				c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
+			crc_table[i] = c;
+		}
+	}
+	crc = ~crc;
+	while (n--)
+		crc = crc_table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
+	return ~crc;
+}
+
+static void put_be32(unsigned char *p, uint32_t v)
+{
+	p[0] = (unsigned char)(v >> 24);
+	p[1] = (unsigned char)(v >> 16);
+	p[2] = (unsigned char)(v >> 8);
+	p[3] = (unsigned char)v;
+}
+
+/* One chunk from its parts: head (may be empty) then data. */
+static void png_chunk(struct png *png, const char *type,
+		      const unsigned char *head, size_t head_len,
+		      const unsigned char *data, size_t len)
+{
+	unsigned char b[4];
+	uint32_t crc;
+
+	put_be32(b, (uint32_t)(head_len + len));
+	fwrite(b, 1, 4, png->f);
+	fwrite(type, 1, 4, png->f);
+	crc = crc32_update(0, (const unsigned char *)type, 4);
+	if (head_len) {
+		fwrite(head, 1, head_len, png->f);
+		crc = crc32_update(crc, head, head_len);
+	}
+	if (len) {
+		fwrite(data, 1, len, png->f);
+		crc = crc32_update(crc, data, len);
+	}
+	put_be32(b, crc);
+	fwrite(b, 1, 4, png->f);
+}
+
+/* The waiting bytes as one stored block in an IDAT chunk of its own. */
+static void png_block(struct png *png, bool final)
+{
+	unsigned char head[2 + 5];
+	size_t h = 0;
+
+	if (!png->started) {
+		/* CMF: deflate, 32 KiB window; FLG: FCHECK makes it % 31 */
+		head[h++] = 0x78;
+		head[h++] = 0x01;
+		png->started = true;
+	}
+	head[h++] = final;		/* BFINAL, BTYPE 00: stored */
+	head[h++] = (unsigned char)png->len;
+	head[h++] = (unsigned char)(png->len >> 8);
+	head[h++] = (unsigned char)~png->len;
+	head[h++] = (unsigned char)(~png->len >> 8);
+	if (final) {
+		/* the Adler-32 of all the data ends the zlib stream */
+		put_be32(png->block + png->len,
+			 png->adler_b << 16 | png->adler_a);
+	}
+	png_chunk(png, "IDAT", head, h, png->block,
+		  png->len + (final ? 4 : 0));
+	png->len = 0;
+}
+
+static void png_data(struct png *png, const unsigned char *p, size_t n)
+{
+	while (n) {
+		size_t k = STORED_MAX - png->len < n ? STORED_MAX - png->len :
+			   n, i;
+
+		for (i = 0; i < k; i++) {
+			png->adler_a = (png->adler_a + p[i]) % 65521;
+			png->adler_b = (png->adler_b + png->adler_a) % 65521;
+		}
+		memcpy(png->block + png->len, p, k);
+		png->len += k;
+		p += k;
+		n -= k;
+		if (png->len == STORED_MAX)
+			png_block(png, false);
+	}
+}
+
+static void png_begin(struct png *png)
+{
+	static const unsigned char signature[8] = {
+		0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n',
+	};
+	unsigned char ihdr[13], plte[PAL_SIZE * 3];
+	int s, q, k;
+
+	fwrite(signature, 1, sizeof(signature), png->f);
+	put_be32(ihdr, png->width);
+	put_be32(ihdr + 4, png->height);
+	ihdr[8] = 8;		/* bits per palette index */
+	ihdr[9] = 3;		/* colour type: palette */
+	ihdr[10] = 0;		/* deflate */
+	ihdr[11] = 0;		/* adaptive filtering, each row "None" */
+	ihdr[12] = 0;		/* not interlaced */
+	png_chunk(png, "IHDR", NULL, 0, ihdr, sizeof(ihdr));
+	memset(plte, 0, sizeof(plte));
+	memset(plte + 3 * PAL_TEXT, 0xd0, 3);
+	/* a quarter step from "not present" towards the state's colour */
+	for (s = 0; s < ST_NR; s++)
+		for (q = 1; q <= 4; q++)
+			for (k = 0; k < 3; k++)
+				plte[3 * pal_index(s, q) + k] = (unsigned char)
+					(styles[ST_NONE].rgb[k] +
+					 (styles[s].rgb[k] -
+					  styles[ST_NONE].rgb[k]) * q / 4);
+	png_chunk(png, "PLTE", NULL, 0, plte, sizeof(plte));
+	png->adler_a = 1;
+	png->adler_b = 0;
+	memset(png->band, PAL_BACKGROUND, (size_t)png->width * LINE_PX);
+}
+
+/* Write the band, each pixel row with filter type 0, and clear it. */
+static void png_band(struct png *png)
+{
+	static const unsigned char filter_none;
+	unsigned int y;
+
+	for (y = 0; y < LINE_PX; y++) {
+		png_data(png, &filter_none, 1);
+		png_data(png, png->band + (size_t)y * png->width, png->width);
+	}
+	memset(png->band, PAL_BACKGROUND, (size_t)png->width * LINE_PX);
+}
+
+static void png_fill(struct png *png, unsigned int x, unsigned int y,
+		     unsigned int w, unsigned int h, unsigned char color)
+{
+	unsigned int i;
+
+	if (x >= png->width)
+		return;
+	if (w > png->width - x)
+		w = png->width - x;
+	for (i = y; i < y + h && i < LINE_PX; i++)
+		memset(png->band + (size_t)i * png->width + x, color, w);
+}
+
+/* Text from pixel column x, clipped at the right edge. */
+static void png_text(struct png *png, unsigned int x, const char *s)
+{
+	int r, b;
+
+	for (; *s && x + GLYPH_PX <= png->width; s++, x += GLYPH_PX) {
+		const unsigned char *rows = glyph_rows(*s);
+
+		if (*s == ' ')
+			continue;
+		for (r = 0; r < 5; r++)
+			for (b = 0; b < 3; b++)
+				if (rows[r] >> (2 - b) & 1)
+					png_fill(png, x + 2 * (unsigned int)b,
+						 1 + 2 * (unsigned int)r, 2, 2,
+						 PAL_TEXT);
+	}
+}
+
+static void png_text_line(struct png *png, const char *s)
+{
+	png_text(png, 0, s);
+	png_band(png);
+}
+
+static void png_cell(struct png *png, unsigned int x, const struct cell *c,
+		     unsigned long long scale)
+{
+	if (scale == 1) {
+		png_fill(png, x, 1, CELL_PX, PAGE_PX, pal_index(c->first, 4));
+		if (c->second < ST_NR)
+			png_fill(png, x, 1 + PAGE_PX, CELL_PX, PAGE_PX,
+				 pal_index(c->second, 4));
+	} else {
+		png_fill(png, x, 1, CELL_PX, 2 * PAGE_PX,
+			 c->shade ? pal_index(c->state, c->shade) :
+			 pal_index(ST_NONE, 4));
+	}
+}
+
+/* Lines of text before the VMAs: title, a line per state, notes. */
+static size_t png_head_lines(const struct mapctx *m)
+{
+	return 1 + ST_NR + (m->any_zoom ? 1 : 0) + m->nr_notes;
+}
+
+static void png_head(struct mapctx *m, struct png *png)
+{
+	char line[256];
+	size_t i;
+	int s;
+
+	doc_title(m->doc, line, sizeof(line));
+	png_text_line(png, line);
+	for (s = 0; s < ST_NR; s++) {
+		png_fill(png, GLYPH_PX, 1, SWATCH_PX, SWATCH_PX,
+			 pal_index(s, 4));
+		png_text(png, 3 * GLYPH_PX, styles[s].name);
+		png_band(png);
+	}
+	if (m->any_zoom)
+		png_text_line(png, "zoomed: a cell is N pages, brighter when more are resident");
+	for (i = 0; i < m->nr_notes; i++) {
+		snprintf(line, sizeof(line), "note: %s", m->notes[i]);
+		png_text_line(png, line);
+	}
+}
+
+static void png_vma(struct mapctx *m, struct png *png,
+		    const struct pmaps_vma *v)
+{
+	unsigned long long scale = vma_scale(m, v), rows = vma_rows(m, v);
+	unsigned long long per_row = pages_per_row(m, scale), row;
+	unsigned int x0 = ((unsigned int)m->aw + 3) * GLYPH_PX, i;
+	char line[512];
+	struct walker w;
+	struct cell c;
+
+	vma_title(m, v, line, sizeof(line));
+	png_text_line(png, line);
+	walker_init(&w, m, v);
+	for (row = 0; row < rows && !ferror(png->f); row++) {
+		snprintf(line, sizeof(line), "  %0*llx", m->aw,
+			 v->start + row * per_row * m->psize);
+		png_text(png, 0, line);
+		for (i = 0; i < m->row_chars && w.page < w.npages; i++) {
+			next_cell(&w, scale, &c);
+			png_cell(png, x0 + i * CELL_PX, &c, scale);
+		}
+		png_band(png);
+	}
+}
+
+/*
+ * Write doc as a PNG to f.  Return 0, or -1 with a message in err when
+ * the image would be too tall or writing failed.
+ */
+static int map_png(FILE *f, const struct pmaps_map_opts *opts,
+		   const struct pmaps_doc *doc, char *err, size_t errlen)
+{
+	unsigned long long lines;
+	struct png *png = NULL;
+	size_t i, text_chars;
+	unsigned int width;
+	struct mapctx m;
+	char line[512];
+	int ret = -1;
+
+	ctx_init(&m, opts, doc);
+	/* as wide as the rows of cells, or the longest line of text */
+	width = ((unsigned int)m.aw + 3) * GLYPH_PX + m.row_chars * CELL_PX +
+		GLYPH_PX;
+	doc_title(doc, line, sizeof(line));
+	text_chars = strlen(line);
+	for (i = 0; i < m.nr_notes; i++)
+		if (strlen(m.notes[i]) + 6 > text_chars)
+			text_chars = strlen(m.notes[i]) + 6;
+	lines = png_head_lines(&m);
+	for (i = 0; i < doc->map.nr_vmas; i++) {
+		lines += 1 + vma_rows(&m, &doc->map.vmas[i]);
+		vma_title(&m, &doc->map.vmas[i], line, sizeof(line));
+		if (strlen(line) > text_chars)
+			text_chars = strlen(line);
+	}
+	if (text_chars > MAX_TEXT_CHARS)
+		text_chars = MAX_TEXT_CHARS;
+	if (text_chars * GLYPH_PX > width)
+		width = (unsigned int)text_chars * GLYPH_PX;
+	if (lines > MAX_HEIGHT_PX / LINE_PX) {
+		snprintf(err, errlen, "the image would be %llu pixels tall, more than %u: use a larger --scale",
+			 lines * LINE_PX, MAX_HEIGHT_PX);
+		goto out;
+	}
+	png = malloc(sizeof(*png));
+	if (!png) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	memset(png, 0, offsetof(struct png, block));
+	png->f = f;
+	png->width = width;
+	png->height = (unsigned int)lines * LINE_PX;
+	png->band = malloc((size_t)png->width * LINE_PX);
+	if (!png->band) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	png_begin(png);
+	png_head(&m, png);
+	for (i = 0; i < doc->map.nr_vmas && !ferror(f); i++)
+		png_vma(&m, png, &doc->map.vmas[i]);
+	png_block(png, true);
+	png_chunk(png, "IEND", NULL, 0, NULL, 0);
+	if (fflush(f) || ferror(f))
+		snprintf(err, errlen, "%s", strerror(errno ? errno : EIO));
+	else
+		ret = 0;
+out:
+	if (png)
+		free(png->band);
+	free(png);
+	detail_close(&m);
+	return ret;
+}
+
+/* ---- the command ---- */
+
+static const char map_usage[] =
+"Usage: pmaps map [OPTION]... PID...\n"
+"       pmaps map [OPTION]... -p NAME | -f FILE\n"
+"Draw each VMA as a picture of its pages, one cell per page and two pages\n"
+"per character, coloured by state, each row labelled with its address.\n"
+"\n"
+"Targets, as for pmaps:\n"
+"  PID                   a process; several may be given\n"
+"  -p, --pid-name NAME   every process named NAME\n"
+"  -f, --file FILE       a saved pmaps document, - for stdin\n"
+"      --source=SOURCE   auto, kernel, module, pagemap or file\n"
+"\n"
+"Picture:\n"
+"  -w, --width COLUMNS   fill this many columns (default: COLUMNS, else the\n"
+"                        terminal's width, else 80); a row holds a multiple\n"
+"                        of 16 pages, at least 80\n"
+"  -s, --scale N         N pages per cell in every VMA; by default 1, and a\n"
+"                        VMA that would take more than 16 rows gets the\n"
+"                        smallest power of two that fits it in 16\n"
+"      --png FILE        write the picture to FILE as a PNG image instead\n"
+"                        (one target; - for stdout)\n"
+"      --color[=WHEN]    auto (default: if stdout is a terminal and NO_COLOR\n"
+"                        is unset or empty), always or never; without colour\n"
+"                        a character is a letter, as the legend says\n"
+"  -h, --help            show this help and exit\n"
+"\n"
+"A page's state is the first that holds of: swapped, writeback, thp, dirty\n"
+"(D or P), shared (mapcount above 1), young, clean, not present.  Swapped\n"
+"and thp are read from pagemap for live processes (thp needs root).\n"
+"\n"
+"Exit status: 0 if all went well, 1 if a process or file could not be\n"
+"read, 2 for malformed input or bad usage.\n";
+
+enum {
+	OPT_SOURCE = 256,
+	OPT_COLOR,
+	OPT_PNG,
+};
+
+static const struct option map_options[] = {
+	{ "pid-name",	required_argument, NULL, 'p' },
+	{ "file",	required_argument, NULL, 'f' },
+	{ "source",	required_argument, NULL, OPT_SOURCE },
+	{ "width",	required_argument, NULL, 'w' },
+	{ "scale",	required_argument, NULL, 's' },
+	{ "png",	required_argument, NULL, OPT_PNG },
+	{ "color",	optional_argument, NULL, OPT_COLOR },
+	{ "help",	no_argument,	   NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct map_run {
+	struct pmaps_map_opts opts;
+	enum pmaps_source source;
+	const char *png_path;
+	size_t nr_drawn;
+	enum pmaps_status status;	/* worst so far */
+};
+
+#define map_usage_error(...) pmaps_usage_error("map", __VA_ARGS__)
+
+static void map_note(struct map_run *run, enum pmaps_status st)
+{
+	if (st > run->status)
+		run->status = st;
+}
+
+static void map_png_out(struct map_run *run, const struct pmaps_doc *doc)
+{
+	bool is_stdout = !strcmp(run->png_path, "-");
+	FILE *f = is_stdout ? stdout : fopen(run->png_path, "wb");
+	char err[256];
+
+	if (!f) {
+		fprintf(stderr, "pmaps map: %s: %s\n", run->png_path,
+			strerror(errno));
+		map_note(run, PMAPS_ERR_TARGET);
+		return;
+	}
+	if (map_png(f, &run->opts, doc, err, sizeof(err))) {
+		fprintf(stderr, "pmaps map: %s: %s\n", run->png_path, err);
+		map_note(run, PMAPS_ERR_TARGET);
+	}
+	if (!is_stdout && fclose(f)) {
+		fprintf(stderr, "pmaps map: %s: %s\n", run->png_path,
+			strerror(errno));
+		map_note(run, PMAPS_ERR_TARGET);
+	}
+}
+
+/* Load one target, draw it and let it go: one document at a time. */
+static void map_one(struct map_run *run, const char *file, int pid)
+{
+	struct pmaps_doc doc;
+	enum pmaps_status st;
+	char err[4096];
+
+	if (file)
+		st = pmaps_load_file(file, &doc, err, sizeof(err));
+	else
+		st = pmaps_load_pid(pid, run->source, &doc, err, sizeof(err));
+	if (st) {
+		fprintf(stderr, "%s\n", err);
+		map_note(run, st);
+	} else if (run->png_path && run->nr_drawn) {
+		fprintf(stderr, "pmaps map: --png draws one target, %s is another\n",
+			doc.label);
+		map_note(run, PMAPS_ERR_INPUT);
+	} else if (run->png_path) {
+		map_png_out(run, &doc);
+		run->nr_drawn++;
+	} else {
+		if (run->nr_drawn++)
+			putchar('\n');
+		if (pmaps_map_draw(stdout, &run->opts, &doc))
+			map_note(run, PMAPS_ERR_TARGET);
+	}
+	pmaps_doc_free(&doc);
+}
+
+static void map_name(struct map_run *run, const char *name)
+{
+	int i, n, *pids;
+
+	n = pmaps_pids_by_name(name, &pids);
+	if (n < 0) {
+		fprintf(stderr, "pmaps map: /proc: %s\n", strerror(errno));
+		map_note(run, PMAPS_ERR_TARGET);
+	} else if (!n) {
+		fprintf(stderr, "pmaps map: no process named %s\n", name);
+		map_note(run, PMAPS_ERR_TARGET);
+	}
+	for (i = 0; i < n; i++)
+		map_one(run, NULL, pids[i]);
+	free(pids);
+}
+
+/* A target as given: -f FILE, -p NAME, or a PID (a file with --source=file). */
+struct map_target {
+	int kind;			/* 'f', 'p' or 0 */
+	const char *arg;
+};
+
+static void map_targets(struct map_run *run, const struct map_target *t,
+			size_t nr)
+{
+	size_t i;
+	int pid;
+
+	for (i = 0; i < nr; i++) {
+		if (t[i].kind == 'p')
+			map_name(run, t[i].arg);
+		else if (t[i].kind == 'f' || run->source == PMAPS_SRC_FILE)
+			map_one(run, t[i].arg, 0);
+		else if (pmaps_pid_parse(t[i].arg, &pid))
+			map_one(run, NULL, pid);
+	}
+}
+
+static int map_option(struct map_run *run, int opt, enum pmaps_color_when *when)
+{
+	unsigned long long val;
+
+	switch (opt) {
+	case OPT_SOURCE:
+		if (pmaps_source_parse(optarg, &run->source))
+			return map_usage_error("--source: expected auto, kernel, module, pagemap or file, got '%s'",
+					       optarg);
+		return PMAPS_OK;
+	case 'w':
+		if (!pmaps_number_parse(optarg, 1, 100000, &val))
+			return map_usage_error("--width: expected a number of columns, got '%s'",
+					       optarg);
+		run->opts.width = (unsigned int)val;
+		return PMAPS_OK;
+	case 's':
+		if (!pmaps_number_parse(optarg, 1, PMAPS_MAP_MAX_SCALE, &val))
+			return map_usage_error("--scale: expected a number of pages from 1 to %llu, got '%s'",
+					       PMAPS_MAP_MAX_SCALE, optarg);
+		run->opts.scale = val;
+		return PMAPS_OK;
+	case OPT_PNG:
+		run->png_path = optarg;
+		return PMAPS_OK;
+	case OPT_COLOR:
+		if (pmaps_color_parse(optarg, when))
+			return map_usage_error("--color: expected auto, always or never, got '%s'",
+					       optarg);
+		return PMAPS_OK;
+	default:
+		/* getopt_long has said what was wrong */
+		fputs("Try 'pmaps map --help' for more information.\n",
+		      stderr);
+		return PMAPS_ERR_INPUT;
+	}
+}
 
 int pmaps_cmd_map(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fputs("pmaps: map: not implemented yet\n", stderr);
-	return 2;
+	static char prog_name[] = "pmaps map";
+	struct map_run run = { .source = PMAPS_SRC_AUTO };
+	enum pmaps_color_when when = PMAPS_COLOR_AUTO;
+	struct map_target *targets;
+	size_t nr = 0, i;
+	int opt, pid, st = PMAPS_OK;
+
+	targets = calloc((size_t)argc, sizeof(*targets));
+	if (!targets) {
+		fputs("pmaps map: out of memory\n", stderr);
+		return PMAPS_ERR_TARGET;
+	}
+	/* getopt_long names the program by argv[0] in its messages */
+	argv[0] = prog_name;
+	while (!st && (opt = getopt_long(argc, argv, "p:f:w:s:h", map_options,
+					 NULL)) != -1) {
+		if (opt == 'h') {
+			fputs(map_usage, stdout);
+			st = fflush(stdout) ? PMAPS_ERR_TARGET : PMAPS_OK;
+			goto out;
+		}
+		if (opt == 'p' || opt == 'f') {
+			targets[nr].kind = opt;
+			targets[nr++].arg = optarg;
+			continue;
+		}
+		st = map_option(&run, opt, &when);
+	}
+	for (; !st && optind < argc; optind++) {
+		if (run.source != PMAPS_SRC_FILE &&
+		    !pmaps_pid_parse(argv[optind], &pid))
+			st = map_usage_error("expected a PID, got '%s'",
+					     argv[optind]);
+		targets[nr++].arg = argv[optind];
+	}
+	for (i = 0; !st && i < nr; i++)
+		if (run.source == PMAPS_SRC_FILE && targets[i].kind == 'p')
+			st = map_usage_error("--source=file reads files, not processes named %s",
+					     targets[i].arg);
+	if (!st && !nr)
+		st = map_usage_error("expected a PID, -p NAME or -f FILE");
+	if (!st && run.png_path && nr > 1)
+		st = map_usage_error("--png draws one target, got %zu", nr);
+	if (st)
+		goto out;
+	if (!run.opts.width)
+		run.opts.width = pmaps_term_width();
+	run.opts.color = pmaps_color_wanted(when);
+	map_targets(&run, targets, nr);
+	if (fflush(stdout) && run.status == PMAPS_OK) {
+		fprintf(stderr, "pmaps map: write error: %s\n",
+			strerror(errno));
+		map_note(&run, PMAPS_ERR_TARGET);
+	}
+	st = run.status;
+out:
+	free(targets);
+	return st;
 }

@@ -1,13 +1,913 @@
 // SPDX-License-Identifier: GPL-2.0
-/* pmaps watch: placeholder until the command lands (issue 7). */
-#include <stdio.h>
+/*
+ * pmaps watch: read a process again every interval and show it, the text
+ * view or the map, marking what changed since the previous frame:
+ *
+ *   +  resident now, not before (appeared)
+ *   -  resident before, not now (vanished: reclaimed or unmapped)
+ *   D  resident both times, dirty (D or P) now and not before
+ *   Y  resident both times, young now and not before
+ *
+ * A flag the source cannot know ('?') never changes.  Pages are compared
+ * by address, so a VMA that moved or split compares as what it holds.
+ *
+ * On a terminal each frame replaces the last and q quits; otherwise frames
+ * follow one another, each opened by a "=== frame N" line, which is what
+ * scripts and the tests read.  Only the previous document is kept and the
+ * buffers are reused, so memory stays flat however long it runs.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
+#include "cli.h"
 #include "commands.h"
+#include "map.h"
+
+#define DEFAULT_INTERVAL_MS	1000
+
+static const char watch_usage[] =
+"Usage: pmaps watch [OPTION]... PID\n"
+"       pmaps watch [OPTION]... -f FILE...\n"
+"Read a process again every interval and show it, marking what changed\n"
+"since the last frame: + appeared, - vanished (reclaimed or unmapped),\n"
+"D became dirty, Y became young.  On a terminal, q quits.\n"
+"\n"
+"Target:\n"
+"  PID                   the process\n"
+"      --source=SOURCE   auto, kernel, module or pagemap, as for pmaps\n"
+"  -f, --file FILE       a saved pmaps document, read again each frame; with\n"
+"                        several, frame N reads the Nth, starting over after\n"
+"                        the last\n"
+"\n"
+"Frames:\n"
+"  -i, --interval MS     milliseconds between frames (default 1000)\n"
+"  -n, --frames N        stop after N frames (default: until q or a signal)\n"
+"      --map             the picture of pmaps map instead of the text view\n"
+"  -w, --width COLUMNS   --map: as for pmaps map\n"
+"  -s, --scale N         --map: as for pmaps map\n"
+"      --color[=WHEN]    auto (default: if stdout is a terminal and NO_COLOR\n"
+"                        is unset or empty), always or never\n"
+"      --self-stats      after each frame's totals, this program's own heap\n"
+"                        in use and resident size, to check a long watch\n"
+"  -h, --help            show this help and exit\n"
+"\n"
+"Exit status: 0 after the last frame, q or SIGINT/SIGTERM; 1 if the process\n"
+"or a file could not be read; 2 for malformed input or bad usage.\n";
+
+enum {
+	OPT_SOURCE = 256,
+	OPT_COLOR,
+	OPT_MAP,
+	OPT_SELF_STATS,
+};
+
+static const struct option watch_options[] = {
+	{ "file",	required_argument, NULL, 'f' },
+	{ "source",	required_argument, NULL, OPT_SOURCE },
+	{ "interval",	required_argument, NULL, 'i' },
+	{ "frames",	required_argument, NULL, 'n' },
+	{ "map",	no_argument,	   NULL, OPT_MAP },
+	{ "width",	required_argument, NULL, 'w' },
+	{ "scale",	required_argument, NULL, 's' },
+	{ "color",	optional_argument, NULL, OPT_COLOR },
+	{ "self-stats",	no_argument,	   NULL, OPT_SELF_STATS },
+	{ "help",	no_argument,	   NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Pages [start, end) that were in range old (or none) and are in now. */
+struct segment {
+	unsigned long long start, end;
+	const struct pmaps_range *old, *now;
+	enum pmaps_change_mark mark;
+};
+
+/* Pages per kind in one document. */
+struct totals {
+	unsigned long long resident, dirty, young;
+	bool young_unknown;
+};
+
+struct watch {
+	/* options */
+	int pid;
+	enum pmaps_source source;
+	char **files;
+	size_t nr_files;
+	unsigned long long interval_ms, frames;
+	bool map_view, self_stats, tty, color, keys;
+	unsigned int width;		/* --width, 0: the terminal's */
+	struct pmaps_map_opts map_opts;
+	/* state */
+	unsigned long long frame;
+	struct pmaps_doc prev, now;
+	bool have_prev;
+	struct totals prev_totals;
+	/* reused from frame to frame */
+	struct segment *segs;
+	size_t nr_segs, cap_segs;
+	struct pmaps_change *changes;
+	size_t nr_changes, cap_changes;
+	unsigned long long changed[PMAPS_CHANGE_NR];	/* pages */
+};
+
+static volatile sig_atomic_t stop_signal, resized;
+static struct termios saved_termios;
+static bool termios_saved, screen_taken;
+
+#define watch_usage_error(...) pmaps_usage_error("watch", __VA_ARGS__)
+
+/* ---- comparing two documents ---- */
+
+/* The ranges of a document in address order, across its VMAs. */
+struct range_iter {
+	const struct pmaps_map *map;
+	size_t vi, ri;
+	const struct pmaps_range *r;
+	unsigned long long start, end;
+};
+
+static void iter_settle(struct range_iter *it)
+{
+	const struct pmaps_map *m = it->map;
+
+	while (it->vi < m->nr_vmas && it->ri >= m->vmas[it->vi].nr_ranges) {
+		it->vi++;
+		it->ri = 0;
+	}
+	it->r = NULL;
+	if (it->vi < m->nr_vmas) {
+		const struct pmaps_vma *v = &m->vmas[it->vi];
+
+		it->r = &v->ranges[it->ri];
+		it->start = pmaps_range_addr(v, it->r);
+		it->end = it->start + it->r->count * pmaps_page_size();
+	}
+}
+
+static void iter_init(struct range_iter *it, const struct pmaps_map *m)
+{
+	memset(it, 0, sizeof(*it));
+	it->map = m;
+	iter_settle(it);
+}
+
+static void iter_next(struct range_iter *it)
+{
+	it->ri++;
+	iter_settle(it);
+}
+
+static unsigned int known(const struct pmaps_range *r)
+{
+	return r->flags & ~r->unknown;
+}
+
+static bool is_dirty(const struct pmaps_range *r)
+{
+	return known(r) & ((1u << PMAPS_DIRTY) | (1u << PMAPS_PTE_DIRTY));
+}
+
+static bool is_young(const struct pmaps_range *r)
+{
+	return known(r) & (1u << PMAPS_YOUNG);
+}
+
+static enum pmaps_change_mark mark_of(const struct pmaps_range *old,
+				      const struct pmaps_range *now)
+{
+	if (!old)
+		return PMAPS_CHANGE_APPEARED;
+	if (!now)
+		return PMAPS_CHANGE_VANISHED;
+	if (is_dirty(now) && !is_dirty(old))
+		return PMAPS_CHANGE_DIRTY;
+	if (is_young(now) && !is_young(old))
+		return PMAPS_CHANGE_YOUNG;
+	return PMAPS_CHANGE_NONE;
+}
+
+static int grow(void **p, size_t *cap, size_t size)
+{
+	size_t n = *cap ? *cap * 2 : 64;
+	void *grown;
+
+	if (n > SIZE_MAX / size)
+		return -1;
+	grown = realloc(*p, n * size);
+	if (!grown)
+		return -1;
+	*p = grown;
+	*cap = n;
+	return 0;
+}
+
+/* Append [start, end), joined to the last segment when it shows alike. */
+static int add_segment(struct watch *w, unsigned long long start,
+		       unsigned long long end, const struct pmaps_range *old,
+		       const struct pmaps_range *now)
+{
+	enum pmaps_change_mark mark = mark_of(old, now);
+	struct segment *last = w->nr_segs ? &w->segs[w->nr_segs - 1] : NULL;
+
+	w->changed[mark] += (end - start) / pmaps_page_size();
+	if (last && last->end == start && last->mark == mark &&
+	    (mark == PMAPS_CHANGE_VANISHED ? last->old == old :
+	     last->now == now)) {
+		last->end = end;
+		return 0;
+	}
+	if (w->nr_segs == w->cap_segs &&
+	    grow((void **)&w->segs, &w->cap_segs, sizeof(*w->segs)))
+		return -1;
+	w->segs[w->nr_segs++] = (struct segment) {
+		.start = start, .end = end, .old = old, .now = now,
+		.mark = mark,
+	};
+	return 0;
+}
+
+/*
+ * Sweep both documents' ranges by address: a segment wherever the pair
+ * (range before, range now) stays the same.  With no previous frame,
+ * every range is a segment of its own, unmarked.
+ */
+static int compare(struct watch *w)
+{
+	static const struct pmaps_map empty;
+	struct range_iter a, b;
+	unsigned long long pos = 0, next;
+	size_t i;
+
+	w->nr_segs = 0;
+	w->nr_changes = 0;
+	memset(w->changed, 0, sizeof(w->changed));
+	iter_init(&a, w->have_prev ? &w->prev.map : &empty);
+	iter_init(&b, &w->now.map);
+	while (a.r || b.r) {
+		const struct pmaps_range *old = a.r && a.start <= pos &&
+						pos < a.end ? a.r : NULL;
+		const struct pmaps_range *now = b.r && b.start <= pos &&
+						pos < b.end ? b.r : NULL;
+
+		if (!old && !now) {
+			pos = !a.r ? b.start : !b.r ? a.start :
+			      a.start < b.start ? a.start : b.start;
+			continue;
+		}
+		next = ~0ULL;
+		if (a.r)
+			next = a.start > pos ? a.start : a.end;
+		if (b.r) {
+			unsigned long long bn = b.start > pos ? b.start : b.end;
+
+			next = bn < next ? bn : next;
+		}
+		if (!w->have_prev)
+			old = now;	/* nothing to compare with */
+		if (add_segment(w, pos, next, old, now))
+			return -1;
+		pos = next;
+		if (a.r && a.end <= pos)
+			iter_next(&a);
+		if (b.r && b.end <= pos)
+			iter_next(&b);
+	}
+	for (i = 0; i < w->nr_segs; i++) {
+		const struct segment *s = &w->segs[i];
+
+		if (!s->mark)
+			continue;
+		if (w->nr_changes == w->cap_changes &&
+		    grow((void **)&w->changes, &w->cap_changes,
+			 sizeof(*w->changes)))
+			return -1;
+		w->changes[w->nr_changes++] = (struct pmaps_change) {
+			.start = s->start, .end = s->end, .mark = s->mark,
+		};
+	}
+	return 0;
+}
+
+static void count_totals(const struct pmaps_map *m, struct totals *t)
+{
+	size_t i, j;
+
+	memset(t, 0, sizeof(*t));
+	for (i = 0; i < m->nr_vmas; i++) {
+		for (j = 0; j < m->vmas[i].nr_ranges; j++) {
+			const struct pmaps_range *r = &m->vmas[i].ranges[j];
+
+			t->resident += r->count;
+			if (is_dirty(r))
+				t->dirty += r->count;
+			if (is_young(r))
+				t->young += r->count;
+			if (r->unknown & (1u << PMAPS_YOUNG))
+				t->young_unknown = true;
+		}
+	}
+}
+
+/* ---- drawing a frame ---- */
+
+static const char *const mark_sgr[PMAPS_CHANGE_NR] = {
+	"", "\033[33m", "\033[31m", "\033[32m", "\033[35m",
+};
+
+static void put_mark(const struct watch *w, FILE *out,
+		     enum pmaps_change_mark mark)
+{
+	if (w->color && mark)
+		fprintf(out, "\033[1m%s%c\033[0m", mark_sgr[mark],
+			pmaps_change_letters[mark]);
+	else
+		putc(pmaps_change_letters[mark], out);
+}
+
+/* "NAME N (+D)": a count and, after the first frame, how it moved. */
+static void put_count(const struct watch *w, FILE *out, const char *name,
+		      unsigned long long now, unsigned long long before)
+{
+	fprintf(out, "%s %llu", name, now);
+	if (!w->have_prev)
+		return;
+	if (now >= before)
+		fprintf(out, " (+%llu)", now - before);
+	else
+		fprintf(out, " (-%llu)", before - now);
+}
+
+/* "self: heap in use N bytes, VmHWM N kB, VmRSS N kB" */
+static void put_self_stats(FILE *out)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	const char *sep = " ";
+	char line[256];
+
+	fputs("self:", out);
+#ifdef __GLIBC__
+	struct mallinfo2 mi = mallinfo2();
+
+	/* in the arenas, and in chunks of their own (mmap) */
+	fprintf(out, " heap in use %zu bytes", mi.uordblks + mi.hblkhd);
+	sep = ", ";
+#endif
+	while (f && fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "VmRSS:", 6) && strncmp(line, "VmHWM:", 6))
+			continue;
+		fprintf(out, "%s%.5s %llu kB", sep, line,
+			strtoull(line + 6, NULL, 10));
+		sep = ", ";
+	}
+	if (f)
+		fclose(f);
+	putc('\n', out);
+}
+
+static void put_totals(struct watch *w, FILE *out, const struct totals *t)
+{
+	static const enum pmaps_change_mark order[4] = {
+		PMAPS_CHANGE_APPEARED, PMAPS_CHANGE_VANISHED,
+		PMAPS_CHANGE_DIRTY, PMAPS_CHANGE_YOUNG,
+	};
+	const struct totals *p = &w->prev_totals;
+	int k;
+
+	fputs("total pages: ", out);
+	put_count(w, out, "resident", t->resident, p->resident);
+	put_count(w, out, "  dirty", t->dirty, p->dirty);
+	if (t->young_unknown)
+		fputs("  young -", out);
+	else
+		put_count(w, out, "  young", t->young, p->young);
+	if (w->have_prev) {
+		fputs("  changed", out);
+		for (k = 0; k < 4; k++) {
+			putc(' ', out);
+			put_mark(w, out, order[k]);
+			fprintf(out, "%llu", w->changed[order[k]]);
+		}
+	}
+	putc('\n', out);
+	if (w->self_stats)
+		put_self_stats(out);
+}
+
+static int hex_width(const struct pmaps_map *m)
+{
+	unsigned long long end = m->nr_vmas ? m->vmas[m->nr_vmas - 1].end : 0;
+	int n = 8;
+
+	while (n < 16 && end >> (4 * n))
+		n++;
+	return n;
+}
+
+/* "M   START-END COUNT FLAGS MAPCOUNT" */
+static void put_segment(const struct watch *w, FILE *out, int aw,
+			const struct segment *s)
+{
+	const struct pmaps_range *r = s->mark == PMAPS_CHANGE_VANISHED ?
+				      s->old : s->now;
+	char flags[PMAPS_NR_FLAGS + 1];
+
+	pmaps_format_flags(r->flags, r->unknown, flags);
+	put_mark(w, out, s->mark);
+	fprintf(out, "   %0*llx-%0*llx %8llu %s %4ld\n", aw, s->start, aw,
+		s->end, (s->end - s->start) / pmaps_page_size(), flags,
+		r->mapcount < 0 ? 0 : r->mapcount);
+}
+
+/* Control bytes of a name as \xNN: no document drives the terminal. */
+static void put_name(FILE *out, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	for (; *p; p++) {
+		if (*p >= 0x20 && *p != 0x7f)
+			putc(*p, out);
+		else
+			fprintf(out, "\\x%02x", *p);
+	}
+}
+
+/* "M START-END PERMS NAME" */
+static void put_vma(const struct watch *w, FILE *out, int aw,
+		    const struct pmaps_vma *v, enum pmaps_change_mark mark)
+{
+	put_mark(w, out, mark);
+	fprintf(out, " %s%0*llx-%0*llx %.4s ", w->color ? "\033[1m" : "", aw,
+		v->start, aw, v->end, v->perms);
+	put_name(out, *v->name ? v->name : "[anon]");
+	fputs(w->color ? "\033[0m\n" : "\n", out);
+}
+
+/* The first VMA of m ending after addr, or NULL. */
+static const struct pmaps_vma *vma_after(const struct pmaps_map *m,
+					 unsigned long long addr)
+{
+	size_t lo = 0, hi = m->nr_vmas;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->vmas[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < m->nr_vmas ? &m->vmas[lo] : NULL;
+}
+
+static bool in_any(const struct pmaps_map *m, unsigned long long addr)
+{
+	const struct pmaps_vma *v = vma_after(m, addr);
+
+	return v && v->start <= addr;
+}
+
+static bool overlaps_any(const struct pmaps_map *m, unsigned long long start,
+			 unsigned long long end)
+{
+	const struct pmaps_vma *v = vma_after(m, start);
+
+	return v && v->start < end;
+}
+
+/* Index of the first segment ending after addr. */
+static size_t first_segment(const struct watch *w, unsigned long long addr)
+{
+	size_t lo = 0, hi = w->nr_segs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (w->segs[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * A VMA of the previous frame, if it is gone: unmapped (no VMA now
+ * overlaps it: the header is marked '-') or shrunk (it has vanished pages
+ * outside every VMA now).  Those pages are listed under it.
+ */
+static void text_old_vma(const struct watch *w, FILE *out, int aw,
+			 const struct pmaps_vma *v)
+{
+	bool header = !overlaps_any(&w->now.map, v->start, v->end);
+	size_t k;
+
+	if (header)
+		put_vma(w, out, aw, v, PMAPS_CHANGE_VANISHED);
+	for (k = first_segment(w, v->start);
+	     k < w->nr_segs && w->segs[k].start < v->end; k++) {
+		/* the VMA holding it now lists it */
+		if (in_any(&w->now.map, w->segs[k].start))
+			continue;
+		if (!header)
+			put_vma(w, out, aw, v, PMAPS_CHANGE_VANISHED);
+		header = true;
+		put_segment(w, out, aw, &w->segs[k]);
+	}
+}
+
+static void text_view(const struct watch *w, FILE *out)
+{
+	const struct pmaps_map *now = &w->now.map;
+	const struct pmaps_map *old = w->have_prev ? &w->prev.map : NULL;
+	int aw = hex_width(now);
+	size_t i = 0, j = 0, k;
+
+	if (old && hex_width(old) > aw)
+		aw = hex_width(old);
+	/* VMAs now and VMAs gone, in address order */
+	while (j < now->nr_vmas || (old && i < old->nr_vmas)) {
+		const struct pmaps_vma *v;
+
+		if (old && i < old->nr_vmas && (j == now->nr_vmas ||
+		    old->vmas[i].start < now->vmas[j].start)) {
+			text_old_vma(w, out, aw, &old->vmas[i++]);
+			continue;
+		}
+		v = &now->vmas[j++];
+		put_vma(w, out, aw, v, old && !overlaps_any(old, v->start,
+							    v->end) ?
+			PMAPS_CHANGE_APPEARED : PMAPS_CHANGE_NONE);
+		for (k = first_segment(w, v->start);
+		     k < w->nr_segs && w->segs[k].start < v->end; k++)
+			put_segment(w, out, aw, &w->segs[k]);
+	}
+}
+
+/* The segments that changed, after the map. */
+static void changed_list(const struct watch *w, FILE *out)
+{
+	int aw = hex_width(&w->now.map);
+	size_t k;
+
+	if (w->have_prev && hex_width(&w->prev.map) > aw)
+		aw = hex_width(&w->prev.map);
+	if (!w->have_prev)
+		return;
+	fprintf(out, "changed: %zu range%s\n", w->nr_changes,
+		w->nr_changes == 1 ? "" : "s");
+	for (k = 0; k < w->nr_segs; k++)
+		if (w->segs[k].mark)
+			put_segment(w, out, aw, &w->segs[k]);
+}
+
+static void draw_frame(struct watch *w, FILE *out)
+{
+	struct totals t;
+
+	count_totals(&w->now.map, &t);
+	if (w->tty)
+		fprintf(out, "pmaps watch: frame %llu, every %llu ms; q quits\n",
+			w->frame, w->interval_ms);
+	else
+		fprintf(out, "=== frame %llu\n", w->frame);
+	put_totals(w, out, &t);
+	if (w->map_view) {
+		w->map_opts.color = w->color;
+		w->map_opts.width = w->width ? w->width : pmaps_term_width();
+		w->map_opts.changes = w->have_prev ? w->changes : NULL;
+		w->map_opts.nr_changes = w->have_prev ? w->nr_changes : 0;
+		pmaps_map_draw(out, &w->map_opts, &w->now);
+		changed_list(w, out);
+	} else {
+		fputs(w->color ? "\033[1m" : "", out);
+		put_name(out, w->now.label);
+		fprintf(out, ": source %s%s\n", pmaps_source_name(w->now.source),
+			w->color ? "\033[0m" : "");
+		text_view(w, out);
+	}
+	w->prev_totals = t;
+}
+
+/* ---- the terminal ---- */
+
+static void on_stop(int sig)
+{
+	stop_signal = sig;
+}
+
+static void on_resize(int sig)
+{
+	(void)sig;
+	resized = 1;
+}
+
+static void catch_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	/* reads and writes go on; poll() returns EINTR all the same */
+	sa.sa_flags = SA_RESTART;
+	sa.sa_handler = on_stop;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sa.sa_handler = on_resize;
+	sigaction(SIGWINCH, &sa, NULL);
+}
+
+/* Keys one at a time, no echo; the alternate screen, cursor hidden. */
+static void terminal_take(struct watch *w)
+{
+	struct termios raw;
+
+	if (w->keys && !tcgetattr(STDIN_FILENO, &saved_termios)) {
+		raw = saved_termios;
+		raw.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
+		raw.c_cc[VMIN] = 0;
+		raw.c_cc[VTIME] = 0;
+		termios_saved = !tcsetattr(STDIN_FILENO, TCSANOW, &raw);
+	}
+	fputs("\033[?1049h\033[?25l", stdout);
+	fflush(stdout);
+	screen_taken = true;
+}
+
+static void terminal_give_back(void)
+{
+	if (screen_taken) {
+		fputs("\033[?25h\033[?1049l", stdout);
+		fflush(stdout);
+		screen_taken = false;
+	}
+	if (termios_saved) {
+		tcsetattr(STDIN_FILENO, TCSANOW, &saved_termios);
+		termios_saved = false;
+	}
+}
+
+static unsigned int terminal_rows(void)
+{
+	struct winsize ws;
+
+	if (!ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_row)
+		return ws.ws_row;
+	return 24;
+}
+
+/* Over the last frame: as many lines as fit, each cleared to its end. */
+static void show_on_terminal(const char *text, size_t len)
+{
+	unsigned int rows = terminal_rows(), row = 0;
+	size_t more = 0, n;
+	const char *end = text + len, *nl;
+
+	fputs("\033[H", stdout);
+	while (text < end) {
+		nl = memchr(text, '\n', (size_t)(end - text));
+		n = nl ? (size_t)(nl - text) : (size_t)(end - text);
+		if (row + 1 < rows) {
+			fwrite(text, 1, n, stdout);
+			fputs("\033[K\n", stdout);
+			row++;
+		} else {
+			more++;
+		}
+		text += n + (nl ? 1 : 0);
+	}
+	if (more)
+		printf("... %zu more line%s\033[K", more, more == 1 ? "" : "s");
+	fputs("\033[J", stdout);
+	fflush(stdout);
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Wait for the next frame; true when it is time to stop. */
+static bool wait_frame(const struct watch *w)
+{
+	long long deadline = now_ms() + (long long)w->interval_ms, left;
+	struct pollfd key = { .fd = STDIN_FILENO, .events = POLLIN };
+	char buf[64];
+	ssize_t n, i;
+
+	while (!stop_signal) {
+		left = deadline - now_ms();
+		if (left <= 0 || resized)
+			return false;
+		if (poll(&key, w->keys ? 1 : 0, (int)(left > 60000 ? 60000 :
+							 left)) <= 0)
+			continue;
+		n = read(STDIN_FILENO, buf, sizeof(buf));
+		for (i = 0; i < n; i++)
+			if (buf[i] == 'q' || buf[i] == 'Q')
+				return true;
+	}
+	return true;
+}
+
+/* ---- the loop ---- */
+
+static enum pmaps_status load_frame(struct watch *w)
+{
+	enum pmaps_status st;
+	char err[4096];
+
+	if (w->nr_files)
+		st = pmaps_load_file(w->files[(w->frame - 1) % w->nr_files],
+				     &w->now, err, sizeof(err));
+	else
+		st = pmaps_load_pid(w->pid, w->source, &w->now, err,
+				    sizeof(err));
+	if (st) {
+		terminal_give_back();
+		fprintf(stderr, "%s\n", err);
+		pmaps_doc_free(&w->now);
+		return st;
+	}
+	/* the source that worked, without trying the others every frame */
+	if (!w->nr_files)
+		w->source = w->now.source;
+	return PMAPS_OK;
+}
+
+static enum pmaps_status run(struct watch *w)
+{
+	enum pmaps_status st = PMAPS_OK;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	catch_signals();
+	if (w->tty)
+		terminal_take(w);
+	for (w->frame = 1; !w->frames || w->frame <= w->frames; w->frame++) {
+		st = load_frame(w);
+		if (st)
+			break;
+		resized = 0;
+		if (compare(w)) {
+			st = PMAPS_ERR_TARGET;
+			terminal_give_back();
+			fputs("pmaps watch: out of memory\n", stderr);
+			pmaps_doc_free(&w->now);
+			break;
+		}
+		/* a terminal gets the frame at once, not line by line */
+		out = w->tty ? open_memstream(&text, &len) : stdout;
+		if (!out) {
+			st = PMAPS_ERR_TARGET;
+			terminal_give_back();
+			fputs("pmaps watch: out of memory\n", stderr);
+			pmaps_doc_free(&w->now);
+			break;
+		}
+		if (!w->tty && w->frame > 1)
+			putchar('\n');
+		draw_frame(w, out);
+		if (w->tty) {
+			fclose(out);
+			show_on_terminal(text, len);
+			free(text);
+			text = NULL;
+		} else if (fflush(stdout)) {
+			st = PMAPS_ERR_TARGET;
+			fprintf(stderr, "pmaps watch: write error: %s\n",
+				strerror(errno));
+		}
+		pmaps_doc_free(&w->prev);
+		w->prev = w->now;
+		w->have_prev = true;
+		memset(&w->now, 0, sizeof(w->now));
+		if (st || (w->frames && w->frame == w->frames) ||
+		    wait_frame(w))
+			break;
+	}
+	terminal_give_back();
+	return st;
+}
+
+static int watch_option(struct watch *w, int opt, enum pmaps_color_when *when)
+{
+	unsigned long long val;
+
+	switch (opt) {
+	case OPT_SOURCE:
+		if (pmaps_source_parse(optarg, &w->source) ||
+		    w->source == PMAPS_SRC_FILE)
+			return watch_usage_error("--source: expected auto, kernel, module or pagemap, got '%s'",
+						 optarg);
+		return PMAPS_OK;
+	case 'i':
+		if (!pmaps_number_parse(optarg, 0, 86400000, &w->interval_ms))
+			return watch_usage_error("--interval: expected milliseconds, got '%s'",
+						 optarg);
+		return PMAPS_OK;
+	case 'n':
+		if (!pmaps_number_parse(optarg, 1, ~0ULL, &w->frames))
+			return watch_usage_error("--frames: expected a number from 1, got '%s'",
+						 optarg);
+		return PMAPS_OK;
+	case OPT_MAP:
+		w->map_view = true;
+		return PMAPS_OK;
+	case 'w':
+		if (!pmaps_number_parse(optarg, 1, 100000, &val))
+			return watch_usage_error("--width: expected a number of columns, got '%s'",
+						 optarg);
+		w->width = (unsigned int)val;
+		return PMAPS_OK;
+	case 's':
+		if (!pmaps_number_parse(optarg, 1, PMAPS_MAP_MAX_SCALE,
+					&w->map_opts.scale))
+			return watch_usage_error("--scale: expected a number of pages from 1 to %llu, got '%s'",
+						 PMAPS_MAP_MAX_SCALE, optarg);
+		return PMAPS_OK;
+	case OPT_COLOR:
+		if (pmaps_color_parse(optarg, when))
+			return watch_usage_error("--color: expected auto, always or never, got '%s'",
+						 optarg);
+		return PMAPS_OK;
+	case OPT_SELF_STATS:
+		w->self_stats = true;
+		return PMAPS_OK;
+	default:
+		/* getopt_long has said what was wrong */
+		fputs("Try 'pmaps watch --help' for more information.\n",
+		      stderr);
+		return PMAPS_ERR_INPUT;
+	}
+}
 
 int pmaps_cmd_watch(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fputs("pmaps: watch: not implemented yet\n", stderr);
-	return 2;
+	static char prog_name[] = "pmaps watch";
+	struct watch w = {
+		.source = PMAPS_SRC_AUTO,
+		.interval_ms = DEFAULT_INTERVAL_MS,
+	};
+	enum pmaps_color_when when = PMAPS_COLOR_AUTO;
+	int opt, st = PMAPS_OK;
+
+	w.files = calloc((size_t)argc, sizeof(*w.files));
+	if (!w.files) {
+		fputs("pmaps watch: out of memory\n", stderr);
+		return PMAPS_ERR_TARGET;
+	}
+	/* getopt_long names the program by argv[0] in its messages */
+	argv[0] = prog_name;
+	while (!st && (opt = getopt_long(argc, argv, "f:i:n:w:s:h",
+					 watch_options, NULL)) != -1) {
+		if (opt == 'h') {
+			fputs(watch_usage, stdout);
+			st = fflush(stdout) ? PMAPS_ERR_TARGET : PMAPS_OK;
+			goto out;
+		}
+		if (opt == 'f')
+			w.files[w.nr_files++] = optarg;
+		else
+			st = watch_option(&w, opt, &when);
+	}
+	if (st)
+		goto out;
+	if (optind < argc && w.nr_files)
+		st = watch_usage_error("expected a PID or -f FILE, not both");
+	else if (optind + 1 < argc)
+		st = watch_usage_error("expected one PID, got %d", argc - optind);
+	else if (optind < argc && !pmaps_pid_parse(argv[optind], &w.pid))
+		st = watch_usage_error("expected a PID, got '%s'", argv[optind]);
+	else if (optind == argc && !w.nr_files)
+		st = watch_usage_error("expected a PID or -f FILE");
+	if (st)
+		goto out;
+	w.tty = isatty(STDOUT_FILENO);
+	w.keys = w.tty && isatty(STDIN_FILENO);
+	w.color = pmaps_color_wanted(when);
+	st = run(&w);
+out:
+	pmaps_doc_free(&w.prev);
+	free(w.segs);
+	free(w.changes);
+	free(w.files);
+	return st;
 }

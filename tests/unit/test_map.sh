@@ -1,0 +1,400 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# pmaps map: the picture of committed documents (golden files, checked by
+# hand: see the comments), zoom, width, colour, the PNG decoded and its
+# pixels counted, errors, and a live process read through pagemap (root).
+# Prints TAP.  PMAPS names the binary; CC builds the target process.
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+fix=$here/fixtures
+golden=$here/golden
+
+if [ -z "${PMAPS:-}" ]; then
+	make -s -C "$top/userspace" >&2 || { echo "Bail out! make failed"; exit 1; }
+	PMAPS=$top/userspace/pmaps
+fi
+
+tmp=$(mktemp -d)
+target_pid=
+cleanup() {
+	[ -n "$target_pid" ] && kill "$target_pid" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' HUP INT TERM
+
+. "$here/tap-cli.sh"
+
+usage_hint="Try 'pmaps map --help' for more information."
+# The picture's rows of a VMA: the lines after its header, up to the next.
+rows_of() {
+	awk -v h="$1" 'index($0, h) == 1 { on = 1; next }
+		on && /^  / { print; next } { on = 0 }' "$tmp/out"
+}
+
+cd "$fix" || exit 1
+
+if [ "$(getconf PAGESIZE)" != 4096 ]; then
+	echo "1..0 # SKIP the fixtures assume 4 KiB pages"
+	exit 0
+fi
+
+# ---- golden pictures ----
+#
+# Checked by hand against the fixtures.  good-basic.map: the r-xp text
+# has page 2 (mapcount 3), 3 (none), 4-6 (mapcount 2): "mMM", a shared
+# page beside a missing one being lowercase; the rw-p data has page 7
+# dirty and 8 under writeback: one character, the stronger of the two,
+# lowercase ("w"); the heap's 16 pte-dirty pages are 8 "D", then pages
+# 16-19 missing, page 20 pte-dirty: "..d"; the 512-page file mapping
+# wraps at 128 pages (64 characters) a row into 4 rows, 0x80000 apart,
+# its first page clean ("c"), its last shared ("m").  demo-6.*: ramfs
+# pages are all dirty, the vdso page is shared (mapcount 3); the 40-page
+# r--p VMA has pages 0-15 and 18-33: 8 "D", ".", 8 "D", "...".
+for f in guest/demo-6.1 guest/demo-6.12 good-basic huge-sparse; do
+	g=$(basename "$f")
+	run "$PMAPS" map --color=never --width 80 -f "$f.txt"
+	expect "golden_$g" 0 "$golden/$g.map" ""
+done
+
+# The same picture through every way of naming a file.
+run "$PMAPS" map --color=never --width 80 --source=file good-basic.txt
+expect source_file_argument 0 "$golden/good-basic.map" ""
+run "$PMAPS" map --color=never --width 80 -f - < good-basic.txt
+sed '1s/^good-basic.txt:/<stdin>:/' "$golden/good-basic.map" > "$tmp/want"
+expect from_stdin 0 "$tmp/want" ""
+
+# Several targets: each picture in turn, a blank line between.
+run "$PMAPS" map --color=never --width 80 -f good-basic.txt -f good-basic.txt
+{ cat "$golden/good-basic.map"; echo; cat "$golden/good-basic.map"; } \
+	> "$tmp/want"
+expect two_targets 0 "$tmp/want" ""
+
+# ---- legend ----
+
+run "$PMAPS" map --color=never --width 80 -f good-basic.txt
+sed -n 2,6p "$tmp/out" > "$tmp/legend"
+printf '%s\n' "legend: . not present  C clean  Y young  M shared" \
+	"        D dirty  H thp  W writeback  S swapped" \
+	"  a character is 2 pages: the state most of them have (the later one on a tie)," \
+	"  uppercase when more than half of its pages have it" \
+	"note: swapped, thp: not in a saved document, not shown" > "$tmp/want"
+cmp -s "$tmp/legend" "$tmp/want"
+result legend_names_every_state
+
+# pagemap-unknown.txt has '?' for Y and P: the legend says so, and a
+# "?" flag is not drawn as set: a Y? page is clean, not young.
+run "$PMAPS" map --color=never --width 80 -f pagemap-unknown.txt
+grep -qx "note: young: not known from source file, not shown" "$tmp/out" &&
+	grep -qx "note: pte-dirty: not known from source file, dirty is PG_dirty only" "$tmp/out" &&
+	! rows_of "" | grep -q '[Yy]'
+result unknown_flags_noted_not_drawn
+
+# ---- zoom ----
+
+# 1 TiB with 513 pages at its start, one at page 1000000 and 100000 from
+# page 200000000: 2^28 pages in 16 rows of 64 characters is 262144 pages
+# a character; the first is mostly empty, dirty ("d"), the fourth holds
+# the young page (1000000 / 262144 = 3), and the 100000 clean pages fall
+# in characters 762 and 763, row 11, columns 58 and 59.
+run "$PMAPS" map --color=never --width 80 -f huge-sparse.txt
+rows_of 7e0000000000-7f0000000000 > "$tmp/rows"
+[ "$(wc -l < "$tmp/rows")" = 16 ] &&
+	grep -q "268435456 pages, 262144 a character" "$tmp/out" &&
+	sed -n 1p "$tmp/rows" | grep -qx '  7e0000000000 d\.\.y\.\{60\}' &&
+	sed -n 12p "$tmp/rows" | grep -qx '  7eb000000000 \.\{58\}cc\.\{4\}'
+result zoom_fits_16_rows
+
+# --scale 4 on the heap: pages 0-15 pte-dirty, 16-19 none, 20 dirty.
+run "$PMAPS" map --color=never --width 80 --scale 4 -f good-basic.txt
+rows_of 55d0c9b1e000-55d0c9b3f000 > "$tmp/rows"
+printf '  55d0c9b1e000 DDDD.d...\n' > "$tmp/want"
+cmp -s "$tmp/rows" "$tmp/want" &&
+	grep -q '^55d0c9b1e000-55d0c9b3f000 rw-p \[heap\]  33 pages, 4 a character$' "$tmp/out"
+result scale_merges_pages
+
+# Zoomed cells in colour: shaded by how many pages are resident.
+run "$PMAPS" map --color=always --width 80 --scale 4 -f good-basic.txt
+full=$(printf '\342\226\210')
+quarter=$(printf '\342\226\221')
+rows_of "${esc}[1m55d0c9b1e000" > "$tmp/rows"
+# red over "not present": 4 full cells, a blank, a quarter, 3 blanks
+printf '  55d0c9b1e000 \033[38;5;196m\033[48;5;236m%s %s   \033[0m\n' \
+	"$full$full$full$full" "$quarter" > "$tmp/want"
+cmp -s "$tmp/rows" "$tmp/want"
+result zoom_shades_by_density
+
+# ---- width ----
+
+# 120 columns: 120 - 15 = 105, 104 characters, 208 pages a row.
+run "$PMAPS" map --color=never --width 120 -f good-basic.txt
+rows_of "7f3a1d000000-7f3a1d200000" | cut -c1-14 > "$tmp/rows"
+printf '  %s\n' 7f3a1d000000 7f3a1d0d0000 7f3a1d1a0000 > "$tmp/want"
+cmp -s "$tmp/rows" "$tmp/want" &&
+	[ "$(rows_of "7f3a1d000000-7f3a1d200000" | sed -n 2p | wc -c)" = $((15 + 104 + 1)) ]
+result width_wraps_rows
+
+run env COLUMNS=120 "$PMAPS" map --color=never -f good-basic.txt
+rows_of "7f3a1d000000-7f3a1d200000" | cut -c1-14 > "$tmp/rows"
+cmp -s "$tmp/rows" "$tmp/want"
+result width_from_columns
+
+# Narrower than 80 pages would allow: still 40 characters (80 pages).
+run "$PMAPS" map --color=never --width 20 -f good-basic.txt
+[ "$(rows_of "7f3a1d000000-7f3a1d200000" | wc -l)" = 7 ] &&
+	[ "$(rows_of "7f3a1d000000-7f3a1d200000" | sed -n 2p | wc -c)" = $((15 + 40 + 1)) ]
+result at_least_80_pages_a_row
+
+# ---- colour ----
+
+# The rw-p data of cat: page 7 dirty (red, the upper half) over page 8
+# under writeback (yellow, the lower half).
+run "$PMAPS" map --color=always --width 80 -f good-basic.txt
+half=$(printf '\342\226\200')
+rows_of "${esc}[1m55d0c8a07000" > "$tmp/rows"
+printf '  55d0c8a07000 \033[38;5;196m\033[48;5;226m%s\033[0m\n' "$half" \
+	> "$tmp/want"
+cmp -s "$tmp/rows" "$tmp/want"
+result color_half_blocks
+
+run env NO_COLOR=1 "$PMAPS" map --width 80 -f good-basic.txt
+[ "$rc" = 0 ] && ! grep -q "$esc" "$tmp/out"
+result no_color_not_a_tty
+
+on_tty() {
+	script -qec "$*" /dev/null < /dev/null > "$tmp/out" 2>&1
+}
+if command -v script > /dev/null && on_tty true; then
+	on_tty "NO_COLOR= '$PMAPS' map --width 80 -f good-basic.txt"
+	grep -q "$esc\[38;5;" "$tmp/out"
+	result color_auto_on_tty
+	on_tty "NO_COLOR=1 '$PMAPS' map --width 80 -f good-basic.txt"
+	! grep -q "$esc" "$tmp/out"
+	result no_color_on_tty
+else
+	skip color_auto_on_tty "no script(1)"
+	skip no_color_on_tty "no script(1)"
+fi
+
+# ---- PNG ----
+
+# Checks a PNG as a decoder would (signature, chunk CRCs, IHDR, zlib
+# stream, filter bytes), then counts the pixels of each state's colour.
+cat > "$tmp/png.py" <<'EOF'
+import struct, sys, zlib
+data = open(sys.argv[1], "rb").read()
+assert data[:8] == b"\x89PNG\r\n\x1a\n", "signature"
+pos, chunks = 8, []
+while pos < len(data):
+    n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+    body = data[pos + 8:pos + 8 + n]
+    crc, = struct.unpack(">I", data[pos + 8 + n:pos + 12 + n])
+    assert zlib.crc32(kind + body) == crc, "CRC of %r" % kind
+    chunks.append((kind, body))
+    pos += 12 + n
+kinds = [k for k, _ in chunks]
+assert kinds[0] == b"IHDR" and kinds[-1] == b"IEND", kinds
+w, h, depth, ctype, comp, filt, lace = struct.unpack(">IIBBBBB", chunks[0][1])
+assert (depth, ctype, comp, filt, lace) == (8, 3, 0, 0, 0)
+plte = dict(chunks)[b"PLTE"]
+raw = zlib.decompress(b"".join(b for k, b in chunks if k == b"IDAT"))
+assert len(raw) == h * (w + 1), "%d bytes for %dx%d" % (len(raw), w, h)
+count = {}
+for y in range(h):
+    row = raw[y * (w + 1):(y + 1) * (w + 1)]
+    assert row[0] == 0, "filter of row %d" % y
+    for i in row[1:]:
+        rgb = plte[3 * i:3 * i + 3].hex()
+        count[rgb] = count.get(rgb, 0) + 1
+print("%dx%d" % (w, h))
+for rgb in sys.argv[2:]:
+    print(rgb, count.get(rgb, 0))
+EOF
+
+if ! command -v python3 > /dev/null; then
+	skip png_decodes "no python3"
+	skip png_pixels_per_state "no python3"
+	skip png_zoomed_decodes "no python3"
+else
+	# 630 pages: 594 not present, 1 clean, 9 shared, 25 dirty, 1 under
+	# writeback (see golden_good-basic); each page is 5x5 pixels, each
+	# legend swatch 10x10.  The widest line of text is the 64 characters
+	# of the file mapping's title, 8 pixels each; 33 lines of 12 pixels:
+	# title, 8 states, a note, 10 VMA titles and 13 rows.
+	run "$PMAPS" map --width 80 --png "$tmp/basic.png" -f good-basic.txt
+	[ "$rc" = 0 ] && [ ! -s "$tmp/out" ] && [ ! -s "$tmp/err" ] &&
+		python3 "$tmp/png.py" "$tmp/basic.png" 303030 008700 00ff00 \
+		00ffff ff0000 0087ff ffff00 ff00ff > "$tmp/pixels" 2> "$tmp/err"
+	result png_decodes
+	printf '%s\n' 512x396 "303030 $((100 + 594 * 25))" \
+		"008700 $((100 + 25))" "00ff00 100" "00ffff $((100 + 9 * 25))" \
+		"ff0000 $((100 + 25 * 25))" "0087ff 100" "ffff00 $((100 + 25))" \
+		"ff00ff 100" > "$tmp/want"
+	cmp -s "$tmp/pixels" "$tmp/want"
+	result png_pixels_per_state
+	[ -s "$tmp/pixels" ] && diff "$tmp/want" "$tmp/pixels" | diag
+
+	# 1 TiB: 16 rows, whatever the size; 28 lines with the zoom line.
+	run "$PMAPS" map --width 80 --png - -f huge-sparse.txt
+	mv "$tmp/out" "$tmp/huge.png" && : > "$tmp/out"
+	[ "$rc" = 0 ] &&
+		python3 "$tmp/png.py" "$tmp/huge.png" > "$tmp/pixels" &&
+		grep -qx '[0-9]*x336' "$tmp/pixels"
+	result png_zoomed_decodes
+fi
+if command -v file > /dev/null && [ -s "$tmp/basic.png" ]; then
+	file "$tmp/basic.png" | grep -q "PNG image data, 512 x 396, 8-bit colormap"
+	result png_file_recognises
+else
+	skip png_file_recognises "no file(1) or no PNG"
+fi
+
+run "$PMAPS" map --png "$tmp/no/such/dir.png" -f good-basic.txt
+expect_text png_unwritable_exit_1 1 "" \
+	"pmaps map: $tmp/no/such/dir.png: No such file or directory"
+
+# ---- usage and errors ----
+
+run "$PMAPS" map --help
+grep -q -- "--png" "$tmp/out" && grep -q -- "--scale" "$tmp/out" &&
+	grep -q -- "--width" "$tmp/out" && [ "$rc" = 0 ]
+result help
+
+run "$PMAPS" map
+expect_text no_target_exit_2 2 "" "pmaps map: expected a PID, -p NAME or -f FILE
+$usage_hint"
+
+run "$PMAPS" map 12x
+expect_text bad_pid_exit_2 2 "" "pmaps map: expected a PID, got '12x'
+$usage_hint"
+
+run "$PMAPS" map --scale 0 -f good-basic.txt
+expect_text bad_scale_exit_2 2 "" "pmaps map: --scale: expected a number of pages from 1 to 1099511627776, got '0'
+$usage_hint"
+
+run "$PMAPS" map --width wide -f good-basic.txt
+expect_text bad_width_exit_2 2 "" "pmaps map: --width: expected a number of columns, got 'wide'
+$usage_hint"
+
+run "$PMAPS" map --png x.png -f good-basic.txt -f good-basic.txt
+expect_text png_one_target 2 "" "pmaps map: --png draws one target, got 2
+$usage_hint"
+
+run "$PMAPS" map --bogus -f good-basic.txt
+expect_text unknown_option 2 "" "pmaps map: unrecognized option '--bogus'
+$usage_hint"
+
+run "$PMAPS" map -f bad-count.txt
+expect_text malformed_exit_2 2 "" "bad-count.txt:2: expected decimal COUNT, got '+1'"
+
+# A bad target is reported, the good ones still drawn.
+run "$PMAPS" map --color=never --width 80 -f no-such.txt -f good-basic.txt
+expect missing_then_good 1 "$golden/good-basic.map" \
+	"pmaps: no-such.txt: No such file or directory"
+
+pid_max=$(cat /proc/sys/kernel/pid_max)
+run "$PMAPS" map "$pid_max"
+expect_text unknown_pid_exit_1 1 "" "pmaps: no process $pid_max"
+
+# A name with control bytes is escaped, never sent to the terminal.
+printf '00400000-00401000 r--p 00000000 00:02 15 /bin/\033]0;x\a\n0\t1\tY______\t1\n' \
+	> "$tmp/esc.txt"
+run "$PMAPS" map --color=never --width 80 -f "$tmp/esc.txt"
+grep -q '/bin/\\x1b]0;x\\x07  1 page$' "$tmp/out" && ! grep -q "$esc" "$tmp/out"
+result names_escaped
+
+# ---- a live process, through pagemap (root) ----
+
+# 16 anonymous pages, 0-3 and 8 written, no THP; and 4 MiB, 2 MiB
+# aligned, asking for THP, all written.
+cat > "$tmp/target.c" <<'EOF'
+#define _DEFAULT_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+int main(void)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+	size_t huge = 2 << 20;
+	char *guard, *anon, *big, *thp;
+
+	guard = mmap(NULL, 18 * ps, PROT_NONE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	big = mmap(NULL, 4 * huge, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (guard == MAP_FAILED || big == MAP_FAILED)
+		return 1;
+	anon = guard + ps;
+	if (mprotect(anon, 16 * ps, PROT_READ | PROT_WRITE) ||
+	    madvise(anon, 16 * ps, MADV_NOHUGEPAGE))
+		return 1;
+	memset(anon, 1, 4 * ps);
+	anon[8 * ps] = 1;
+	thp = (char *)(((uintptr_t)big + huge - 1) & ~(uintptr_t)(huge - 1));
+	madvise(thp, 2 * huge, MADV_HUGEPAGE);
+	memset(thp, 1, 2 * huge);
+	printf("%lx %lx\n", (unsigned long)anon, (unsigned long)thp);
+	fflush(stdout);
+	pause();
+	return 0;
+}
+EOF
+
+start_target() {
+	${CC:-cc} -O2 -o "$tmp/map-target" "$tmp/target.c" 2> "$tmp/err" ||
+		return 1
+	"$tmp/map-target" > "$tmp/layout" &
+	target_pid=$!
+	i=0
+	while [ ! -s "$tmp/layout" ] && [ $i -lt 200 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	read -r anon thp < "$tmp/layout"
+}
+
+live_tests="live_anon_pages live_thp_marked live_png"
+if [ "$(id -u)" != 0 ]; then
+	for t in $live_tests; do skip "$t" "needs root"; done
+elif ! start_target; then
+	diag "$tmp/err"
+	for t in $live_tests; do not_ok "$t"; done
+else
+	# Whether written anonymous pages are PG_dirty depends on the
+	# kernel: clean or dirty, but both pages of 0-1 and 2-3, one of 8-9.
+	run "$PMAPS" map --source=pagemap --color=never --width 80 "$target_pid"
+	rows_of "$anon-" > "$tmp/rows"
+	[ "$rc" = 0 ] &&
+		grep -qx "  $anon [CD][CD]\.\.[cd]\.\.\." "$tmp/rows"
+	result live_anon_pages
+
+	# THP is the kernel's choice: tested when smaps says it chose it.
+	thp_kb=$(awk -v a="$thp-" 'index($0, a) == 1 { on = 1; next }
+		/^[0-9a-f]+-/ { on = 0 }
+		on && $1 == "AnonHugePages:" { print $2 }' "/proc/$target_pid/smaps")
+	if [ "${thp_kb:-0}" -lt 2048 ]; then
+		skip live_thp_marked "no THP given (AnonHugePages ${thp_kb:-0} kB)"
+	else
+		# each 2 MiB THP is 512 pages, 256 characters: 4 full rows
+		n=$(rows_of "$thp-" | grep -c "^  [0-9a-f]* H\{64\}$")
+		[ "$n" -ge $((thp_kb / 2048 * 4)) ]
+		result live_thp_marked
+		[ "$n" -ge $((thp_kb / 2048 * 4)) ] ||
+			echo "# $n full rows of H for $thp_kb kB of THP"
+	fi
+
+	run "$PMAPS" map --source=pagemap --png "$tmp/live.png" "$target_pid"
+	[ "$rc" = 0 ] && [ ! -s "$tmp/err" ] &&
+		{ ! command -v python3 > /dev/null ||
+		  python3 "$tmp/png.py" "$tmp/live.png" > /dev/null; }
+	result live_png
+fi
+
+echo "1..$nr"
+[ "$failed" = 0 ]

@@ -1,0 +1,303 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# pmaps watch: frames of two committed snapshots read in turn (golden
+# files, checked by hand: see the comments), memory that stays flat over
+# 300 frames, the terminal (q, SIGTERM) through script(1), errors, and a
+# live process changed between frames (root, pagemap).  Prints TAP.
+# PMAPS names the binary; CC builds the target process.
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+fix=$here/fixtures
+golden=$here/golden
+
+if [ -z "${PMAPS:-}" ]; then
+	make -s -C "$top/userspace" >&2 || { echo "Bail out! make failed"; exit 1; }
+	PMAPS=$top/userspace/pmaps
+fi
+
+tmp=$(mktemp -d)
+target_pid=
+watch_pid=
+cleanup() {
+	[ -n "$watch_pid" ] && kill "$watch_pid" 2>/dev/null
+	[ -n "$target_pid" ] && kill "$target_pid" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' HUP INT TERM
+
+. "$here/tap-cli.sh"
+
+# frame N [FILE]: the lines of frame N
+frame() {
+	awk -v n="$1" '/^=== frame / { on = $3 == n } on' "${2:-$tmp/out}"
+}
+
+# wait_for FILE PATTERN: until FILE has a line matching, 30 s at most
+wait_for() {
+	i=0
+	until grep -q "$2" "$1" 2> /dev/null; do
+		[ $i -ge 600 ] && return 1
+		sleep 0.05
+		i=$((i + 1))
+	done
+}
+
+usage_hint="Try 'pmaps watch --help' for more information."
+
+cd "$fix" || exit 1
+
+if [ "$(getconf PAGESIZE)" != 4096 ]; then
+	echo "1..0 # SKIP the fixtures assume 4 KiB pages"
+	exit 0
+fi
+
+# ---- two snapshots in turn ----
+#
+# good-basic-later.txt differs from good-basic.txt: cat's page 8 and the
+# heap's page 20 became young (Y), the anonymous VMA at 7f3a1c000000 is
+# gone (its 4 pages vanish, the header marked '-'), the heap grew by 4
+# pages and pages 30-31 appeared (+), heap pages 8-15 lost P, and the
+# file's first page became dirty (D).  So frame 2 says resident 34 (-2)
+# dirty 17 (-9) young 30 (+0), changed +2 -4 D1 Y2; frame 3, back to the
+# first, marks the 8 heap pages D again, the anonymous pages +, pages
+# 30-31 -.  Frame 1 has nothing to compare with: no marks, no deltas.
+run "$PMAPS" watch -n 3 -i 0 -f good-basic.txt -f good-basic-later.txt
+expect golden_text_view 0 "$golden/watch-basic.text" ""
+
+[ "$(grep -c '^=== frame ' "$tmp/out")" = 3 ] &&
+	! frame 1 | grep -q '^[-+DY]' &&
+	frame 2 | grep -q '^total pages: resident 34 (-2)  dirty 17 (-9)  young 30 (+0)  changed +2 -4 D1 Y2$'
+result frames_counted_and_marked
+
+# The map marks the same changes over its cells (+ - ! *) and lists
+# them: the heap's pages 0-7 dirty, 8-15 young, page 20 became young (*),
+# 30-31 appeared (+); the anonymous VMA is gone from the picture.
+run "$PMAPS" watch --map --color=never -w 80 -n 3 -i 0 -f good-basic.txt \
+	-f good-basic-later.txt
+expect golden_map_view 0 "$golden/watch-basic.map" ""
+
+run "$PMAPS" watch --map --color=always -w 80 -n 2 -i 0 -f good-basic.txt \
+	-f good-basic-later.txt
+# page 30 appeared, pte-dirty: bright white '+' over red
+frame 2 | grep -q "${esc}\[1m${esc}\[38;5;231m${esc}\[48;5;196m+"
+result map_marks_in_color
+
+# One file is read again every frame: nothing changes.
+run "$PMAPS" watch -n 2 -i 0 -f good-basic.txt
+[ "$rc" = 0 ] && frame 2 | grep -q 'changed +0 -0 D0 Y0$' &&
+	! frame 2 | grep -q '^[-+DY]'
+result same_file_no_changes
+
+# ---- memory stays flat ----
+
+# Two documents of 2000 ranges each (pages 4i, then 4i+1 and 4i+2: each
+# frame to B says +4000 -2000), read in turn for 300 frames; the
+# heap in use after frame 300 must be what it was after frame 50 (both
+# read the same document), and the peak RSS must not have grown.
+awk 'BEGIN {
+	base = 34152235008
+	print "7f3a1c000000-7f3a1e000000 rw-p 00000000 00:00 0 "
+	for (i = 0; i < 2000; i++)
+		printf "%.0f\t1\tY__UP__\t1\n", base + 4 * i
+}' > "$tmp/big-a.txt"
+awk 'BEGIN {
+	base = 34152235008
+	print "7f3a1c000000-7f3a1e000000 rw-p 00000000 00:00 0 "
+	for (i = 0; i < 2000; i++)
+		printf "%.0f\t2\tYRAUPD_\t1\n", base + 4 * i + 1
+}' > "$tmp/big-b.txt"
+run "$PMAPS" watch --self-stats -n 300 -i 0 -f "$tmp/big-a.txt" \
+	-f "$tmp/big-b.txt"
+frame 50 | grep '^self:' > "$tmp/at50"
+frame 300 | grep '^self:' > "$tmp/at300"
+heap50=$(sed -n 's/.*heap in use \([0-9]*\) bytes.*/\1/p' "$tmp/at50")
+heap300=$(sed -n 's/.*heap in use \([0-9]*\) bytes.*/\1/p' "$tmp/at300")
+hwm50=$(sed -n 's/.*VmHWM \([0-9]*\) kB.*/\1/p' "$tmp/at50")
+hwm300=$(sed -n 's/.*VmHWM \([0-9]*\) kB.*/\1/p' "$tmp/at300")
+echo "# frame 50: $(cat "$tmp/at50")"
+echo "# frame 300: $(cat "$tmp/at300")"
+if [ "$heap50" = 0 ]; then
+	# valgrind's and ASan's allocators do not report to mallinfo2()
+	skip heap_flat_over_300_frames "mallinfo2() sees no heap here"
+else
+	[ "$rc" = 0 ] && [ -n "$heap50" ] && [ "$heap50" = "$heap300" ] &&
+		frame 300 | grep -q 'changed +4000 -2000 D0 Y0$'
+	result heap_flat_over_300_frames
+fi
+# valgrind and ASan keep freed memory aside for a while, growing RSS
+# whatever the program does: there the heap and their own leak checks say it.
+if head -c 2 "$PMAPS" | grep -q '#!' || grep -q __asan_init "$PMAPS"; then
+	skip rss_flat_over_300_frames "under valgrind or ASan"
+else
+	[ -n "$hwm50" ] && [ "$hwm50" = "$hwm300" ]
+	result rss_flat_over_300_frames
+fi
+
+# ---- the terminal ----
+
+if ! command -v script > /dev/null || ! script -qec true /dev/null \
+	< /dev/null > /dev/null 2>&1; then
+	skip tty_q_quits "no script(1)"
+	skip tty_sigterm_restores "no script(1)"
+else
+	# q while waiting a minute for frame 2: one frame, the screen given
+	# back, status 0.  (timeout only ends a watch that ignored q.)
+	printf q | timeout 30 script -qec \
+		"'$PMAPS' watch -i 60000 -f good-basic.txt; echo rc=\$?" \
+		/dev/null > "$tmp/out" 2>&1
+	[ "$(grep -c 'pmaps watch: frame' "$tmp/out")" = 1 ] &&
+		grep -q "${esc}\[?25h${esc}\[?1049lrc=0" "$tmp/out"
+	result tty_q_quits
+
+	# SIGTERM once the terminal is raw: status 0, the modes restored.
+	cat > "$tmp/term.sh" <<EOF
+'$PMAPS' watch -i 60000 -f good-basic.txt < /dev/tty > /dev/tty &
+p=\$!
+i=0
+until stty -a | grep -q -- '-icanon'; do
+	[ \$i -ge 600 ] && break
+	sleep 0.05
+	i=\$((i + 1))
+done
+kill -TERM \$p
+wait \$p
+echo rc=\$?
+stty -a | grep -q -- '-icanon' || echo modes restored
+EOF
+	timeout 60 script -qec "sh '$tmp/term.sh'" /dev/null < /dev/null \
+		> "$tmp/out" 2>&1
+	grep -q 'rc=0' "$tmp/out" && grep -q 'modes restored' "$tmp/out" &&
+		grep -q "${esc}\[?1049l" "$tmp/out"
+	result tty_sigterm_restores
+fi
+
+# ---- usage and errors ----
+
+run "$PMAPS" watch --help
+grep -q -- "--interval" "$tmp/out" && grep -q -- "--frames" "$tmp/out" &&
+	grep -q -- "--map" "$tmp/out" && [ "$rc" = 0 ]
+result help
+
+run "$PMAPS" watch
+expect_text no_target_exit_2 2 "" "pmaps watch: expected a PID or -f FILE
+$usage_hint"
+
+run "$PMAPS" watch -f good-basic.txt 1
+expect_text pid_and_file_exit_2 2 "" "pmaps watch: expected a PID or -f FILE, not both
+$usage_hint"
+
+run "$PMAPS" watch 1 2
+expect_text two_pids_exit_2 2 "" "pmaps watch: expected one PID, got 2
+$usage_hint"
+
+run "$PMAPS" watch -i soon 1
+expect_text bad_interval_exit_2 2 "" "pmaps watch: --interval: expected milliseconds, got 'soon'
+$usage_hint"
+
+run "$PMAPS" watch -n 0 1
+expect_text bad_frames_exit_2 2 "" "pmaps watch: --frames: expected a number from 1, got '0'
+$usage_hint"
+
+run "$PMAPS" watch -f no-such.txt
+expect_text missing_file_exit_1 1 "" "pmaps: no-such.txt: No such file or directory"
+
+# A document that turns malformed: the frames before it, then status 2.
+run "$PMAPS" watch -n 3 -i 0 -f good-basic.txt -f bad-count.txt
+[ "$rc" = 2 ] && [ "$(grep -c '^=== frame ' "$tmp/out")" = 1 ] &&
+	grep -qx "bad-count.txt:2: expected decimal COUNT, got '+1'" "$tmp/err"
+result malformed_later_exit_2
+
+pid_max=$(cat /proc/sys/kernel/pid_max)
+run "$PMAPS" watch "$pid_max"
+expect_text unknown_pid_exit_1 1 "" "pmaps: no process $pid_max"
+
+# ---- a live process changed between frames (root, pagemap) ----
+
+# 16 anonymous pages, 0-3 written; on SIGUSR1 it writes 4-7, drops 0-1
+# (MADV_DONTNEED) and says "done".
+cat > "$tmp/target.c" <<'EOF'
+#define _DEFAULT_SOURCE
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t go;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	go = 1;
+}
+
+int main(void)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+	char *guard, *anon;
+
+	signal(SIGUSR1, on_usr1);
+	guard = mmap(NULL, 18 * ps, PROT_NONE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (guard == MAP_FAILED)
+		return 1;
+	anon = guard + ps;
+	if (mprotect(anon, 16 * ps, PROT_READ | PROT_WRITE) ||
+	    madvise(anon, 16 * ps, MADV_NOHUGEPAGE))
+		return 1;
+	memset(anon, 1, 4 * ps);
+	printf("%lx\n", (unsigned long)anon);
+	fflush(stdout);
+	while (!go)
+		pause();
+	memset(anon + 4 * ps, 2, 4 * ps);
+	madvise(anon, 2 * ps, MADV_DONTNEED);
+	printf("done\n");
+	fflush(stdout);
+	for (;;)
+		pause();
+}
+EOF
+
+if [ "$(id -u)" != 0 ]; then
+	skip live_changes_marked "needs root"
+elif ! ${CC:-cc} -O2 -o "$tmp/watch-target" "$tmp/target.c" 2> "$tmp/err"; then
+	diag "$tmp/err"
+	not_ok live_changes_marked
+else
+	"$tmp/watch-target" > "$tmp/layout" &
+	target_pid=$!
+	wait_for "$tmp/layout" .
+	read -r anon < "$tmp/layout"
+	a() { printf '%x' $((0x$anon + $1 * 4096)); }
+	"$PMAPS" watch --source=pagemap -i 50 "$target_pid" > "$tmp/live" \
+		2> "$tmp/err" &
+	watch_pid=$!
+	wait_for "$tmp/live" "^=== frame 1"
+	kill -USR1 "$target_pid"
+	wait_for "$tmp/layout" done
+	# the frame that saw it marks 4-7 appeared and 0-1 vanished
+	wait_for "$tmp/live" "^+   $(a 4)-$(a 8) "
+	kill -TERM "$watch_pid"
+	wait "$watch_pid"
+	rc=$?
+	watch_pid=
+	n=$(sed -n 's/^=== frame \([0-9]*\)$/\1/p' "$tmp/live" | tail -n 1)
+	seen=$(grep -B1000 "^+   $(a 4)-$(a 8) " "$tmp/live" |
+	       sed -n 's/^=== frame \([0-9]*\)$/\1/p' | tail -n 1)
+	[ "$rc" = 0 ] && [ -n "$seen" ] &&
+		frame "$seen" "$tmp/live" |
+		grep -q "^-   $anon-$(a 2)        2 " &&
+		[ "$(grep -c "^+   $(a 4)-$(a 8) " "$tmp/live")" = 1 ] &&
+		[ "$(grep -c "^-   $anon-$(a 2) " "$tmp/live")" = 1 ]
+	result live_changes_marked
+	[ "$rc" = 0 ] || diag "$tmp/err"
+	echo "# seen in frame $seen of $n"
+fi
+
+echo "1..$nr"
+[ "$failed" = 0 ]

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The page picture of "pmaps map" (map.c), which "pmaps watch --map" draws
+ * too, and the bits of option handling the two commands share.
+ */
+#ifndef PMAPS_MAP_H
+#define PMAPS_MAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "cli.h"
+
+/* What happened to pages since watch's previous frame, weakest first. */
+enum pmaps_change_mark {
+	PMAPS_CHANGE_NONE,
+	PMAPS_CHANGE_YOUNG,	/* 'Y': became young */
+	PMAPS_CHANGE_DIRTY,	/* 'D': became dirty (D or P) */
+	PMAPS_CHANGE_APPEARED,	/* '+': resident now, not before */
+	PMAPS_CHANGE_VANISHED,	/* '-': resident before, not now */
+	PMAPS_CHANGE_NR
+};
+
+/* The letter of each mark: " YD+-". */
+extern const char pmaps_change_letters[PMAPS_CHANGE_NR + 1];
+
+/* Pages [start, end), byte addresses, that changed alike. */
+struct pmaps_change {
+	unsigned long long start, end;
+	enum pmaps_change_mark mark;
+};
+
+/* Pages per cell at most: a row of them stays far from 2^64 pages. */
+#define PMAPS_MAP_MAX_SCALE	(1ULL << 40)
+
+struct pmaps_map_opts {
+	bool color;
+	unsigned int width;		/* columns to fill */
+	unsigned long long scale;	/* pages per cell; 0: per VMA, automatic */
+	/* watch: changes in address order, each drawn over its cells */
+	const struct pmaps_change *changes;
+	size_t nr_changes;
+};
+
+/*
+ * Draw doc: a title, the legend, then each VMA as rows of cells labelled
+ * with their address.  Return 0, or -1 with errno set if writing failed.
+ */
+int pmaps_map_draw(FILE *out, const struct pmaps_map_opts *opts,
+		   const struct pmaps_doc *doc);
+
+/* --color[=WHEN], resolved as pmaps does (NO_COLOR, a terminal). */
+enum pmaps_color_when {
+	PMAPS_COLOR_AUTO, PMAPS_COLOR_ALWAYS, PMAPS_COLOR_NEVER
+};
+int pmaps_color_parse(const char *arg, enum pmaps_color_when *when);
+bool pmaps_color_wanted(enum pmaps_color_when when);
+
+/* Columns for the picture: COLUMNS, else stdout's terminal, else 80. */
+unsigned int pmaps_term_width(void);
+
+/*
+ * "pmaps CMD: MESSAGE" and where to find help, on stderr; returns
+ * PMAPS_ERR_INPUT.
+ */
+__attribute__((format(printf, 2, 3)))
+int pmaps_usage_error(const char *cmd, const char *fmt, ...);
+
+/* A PID as /proc names it; a decimal number in [min, max]. */
+bool pmaps_pid_parse(const char *s, int *pid);
+bool pmaps_number_parse(const char *s, unsigned long long min,
+			unsigned long long max, unsigned long long *val);
+
+#endif /* PMAPS_MAP_H */
