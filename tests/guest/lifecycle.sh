@@ -91,6 +91,14 @@ check test_unload_while_opening test_unload_while_opening
 test_process_after_load() {
 	sleep 30 &
 	pid=$!
+	# Read during its execve() the new mm may not map busybox yet: the
+	# process has to show up with it within 5 s, not at once.
+	tries=0
+	until grep -q '^[0-9a-f]*-[0-9a-f]* .* /bin/busybox$' /proc/pmaps_ext/$pid; do
+		tries=$((tries + 1))
+		[ $tries -lt 50 ] || break
+		sleep 0.1
+	done
 	grep -q '^[0-9a-f]*-[0-9a-f]* .* /bin/busybox$' /proc/pmaps_ext/$pid
 	found=$?
 	kill $pid
