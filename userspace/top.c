@@ -883,10 +883,17 @@ static void do_reload(struct top *t)
 {
 	char err[4096];
 
-	if (reload(t, err, sizeof(err)))
-		say(t, "reload failed, showing the last document: %s", err);
-	else if (t->mode == MODE_DUMP || t->mode == MODE_DETAIL)
-		open_page(t, t->mode, t->page, true);
+	static const char failed[] = "reload failed, showing the last document: ";
+
+	if (reload(t, err, sizeof(err))) {
+		say(t, "%s%s", failed, err);
+	} else {
+		/* that message is about the last reload only */
+		if (!strncmp(t->msg, failed, sizeof(failed) - 1))
+			t->msg[0] = '\0';
+		if (t->mode == MODE_DUMP || t->mode == MODE_DETAIL)
+			open_page(t, t->mode, t->page, true);
+	}
 	schedule_reload(t);
 }
 
