@@ -785,8 +785,8 @@ static void draw_bottom(struct top *t)
 	}
 	switch (t->mode) {
 	case MODE_LIST:
-		n = (size_t)snprintf(buf, sizeof(buf), " row %zu/%zu", nr_rows(t) ?
-				     t->sel + 1 : 0, nr_rows(t));
+		n = (size_t)snprintf(buf, sizeof(buf), " row %zu/%zu",
+				     nr_rows(t) ? t->sel + 1 : 0, nr_rows(t));
 		if (nr_rows(t))
 			n += (size_t)snprintf(buf + n, sizeof(buf) - n,
 					      "  page 0x%llx",
@@ -838,10 +838,10 @@ static void draw(struct top *t)
 		draw_pager(t);
 	draw_bottom(t);
 	if (t->prompt) {
+		int x = (int)(strlen(t->prompt) + 2 + strlen(t->input));
+
 		curs_set(1);
-		move(LINES - 1, (int)(strlen(t->prompt) + 2 + strlen(t->input)) <
-		     COLS ? (int)(strlen(t->prompt) + 2 + strlen(t->input)) :
-		     COLS - 1);
+		move(LINES - 1, x < COLS ? x : COLS - 1);
 	} else {
 		curs_set(0);
 	}
