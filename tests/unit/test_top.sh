@@ -23,13 +23,14 @@ if [ -z "${PMAPS:-}" ]; then
 fi
 
 tmp=$(mktemp -d)
-sock=pmaps-test-$$
+# a private tmux server, whose socket goes with $tmp
+sock=$tmp/tmux.sock
 target_pid=
 have_tmux=
 command -v tmux > /dev/null && have_tmux=1
 cleanup() {
 	[ -n "$target_pid" ] && kill "$target_pid" 2>/dev/null
-	[ -n "$have_tmux" ] && tmux -L "$sock" kill-server 2>/dev/null
+	[ -n "$have_tmux" ] && tmux -S "$sock" kill-server 2>/dev/null
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -144,7 +145,7 @@ live_tests="top_live_stats_match_proc top_live_search_address
 	top_live_quit"
 
 tm() {
-	tmux -L "$sock" -f "$tmp/tmux.conf" "$@"
+	tmux -S "$sock" -f "$tmp/tmux.conf" "$@"
 }
 
 # The pane runs this: a line to find once pmaps top has left the screen,
