@@ -1145,21 +1145,7 @@ static const struct option core_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-__attribute__((format(printf, 1, 2)))
-static int usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (fmt) {
-		fputs("pmaps core: ", stderr);
-		va_start(ap, fmt);
-		vfprintf(stderr, fmt, ap);
-		va_end(ap);
-		fputc('\n', stderr);
-	}
-	fputs("Try 'pmaps core --help' for more information.\n", stderr);
-	return PMAPS_ERR_INPUT;
-}
+#define usage_error(...) pmaps_cmd_usage_error("core", __VA_ARGS__)
 
 int pmaps_cmd_core(int argc, char **argv)
 {
@@ -1185,7 +1171,7 @@ int pmaps_cmd_core(int argc, char **argv)
 			break;
 		default:
 			/* getopt_long has said what was wrong */
-			return usage_error(NULL);
+			return pmaps_cmd_usage_hint("core");
 		}
 	}
 	if (optind == argc)

@@ -1266,8 +1266,8 @@ int pmaps_cmd_diff(int argc, char **argv)
 			return DIFF_SAME;
 		}
 		if (opt != 's') {
-			fputs("Try 'pmaps diff --help' for more information.\n",
-			      stderr);
+			/* getopt_long has said what was wrong */
+			pmaps_cmd_usage_hint("diff");
 			return DIFF_TROUBLE;
 		}
 		d.summary_only = true;

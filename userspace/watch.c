@@ -127,7 +127,7 @@ static volatile sig_atomic_t stop_signal, resized;
 static struct termios saved_termios;
 static bool termios_saved, screen_taken;
 
-#define watch_usage_error(...) pmaps_usage_error("watch", __VA_ARGS__)
+#define watch_usage_error(...) pmaps_cmd_usage_error("watch", __VA_ARGS__)
 
 /* ---- comparing two documents ---- */
 
@@ -853,9 +853,7 @@ static int watch_option(struct watch *w, int opt, enum pmaps_color_when *when)
 		return PMAPS_OK;
 	default:
 		/* getopt_long has said what was wrong */
-		fputs("Try 'pmaps watch --help' for more information.\n",
-		      stderr);
-		return PMAPS_ERR_INPUT;
+		return pmaps_cmd_usage_hint("watch");
 	}
 }
 
@@ -894,7 +892,7 @@ int pmaps_cmd_watch(int argc, char **argv)
 		st = watch_usage_error("expected a PID or -f FILE, not both");
 	else if (optind + 1 < argc)
 		st = watch_usage_error("expected one PID, got %d", argc - optind);
-	else if (optind < argc && !pmaps_pid_parse(argv[optind], &w.pid))
+	else if (optind < argc && !pmaps_parse_pid(argv[optind], &w.pid))
 		st = watch_usage_error("expected a PID, got '%s'", argv[optind]);
 	else if (optind == argc && !w.nr_files)
 		st = watch_usage_error("expected a PID or -f FILE");
