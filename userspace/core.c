@@ -715,16 +715,10 @@ static int add_row(struct core *c, const struct load *l, uint64_t a,
 	uint64_t dumped = 0;
 	struct row *r;
 
-	if (c->nr_rows == c->cap_rows) {
-		size_t cap = c->cap_rows ? 2 * c->cap_rows : 64;
-		struct row *grown = realloc(c->rows, cap * sizeof(*grown));
-
-		if (!grown) {
-			problem(c, PMAPS_ERR_TARGET, "out of memory");
-			return -1;
-		}
-		c->rows = grown;
-		c->cap_rows = cap;
+	if (pmaps_grow_array((void **)&c->rows, &c->cap_rows, c->nr_rows + 1,
+			     sizeof(*c->rows))) {
+		problem(c, PMAPS_ERR_TARGET, "out of memory");
+		return -1;
 	}
 	r = &c->rows[c->nr_rows++];
 	r->start = a;

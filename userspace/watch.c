@@ -199,21 +199,6 @@ static enum pmaps_change_mark mark_of(const struct pmaps_range *old,
 	return PMAPS_CHANGE_NONE;
 }
 
-static int grow(void **p, size_t *cap, size_t size)
-{
-	size_t n = *cap ? *cap * 2 : 64;
-	void *grown;
-
-	if (n > SIZE_MAX / size)
-		return -1;
-	grown = realloc(*p, n * size);
-	if (!grown)
-		return -1;
-	*p = grown;
-	*cap = n;
-	return 0;
-}
-
 /* Append [start, end), joined to the last segment when it shows alike. */
 static int add_segment(struct watch *w, unsigned long long start,
 		       unsigned long long end, const struct pmaps_range *old,
@@ -229,8 +214,8 @@ static int add_segment(struct watch *w, unsigned long long start,
 		last->end = end;
 		return 0;
 	}
-	if (w->nr_segs == w->cap_segs &&
-	    grow((void **)&w->segs, &w->cap_segs, sizeof(*w->segs)))
+	if (pmaps_grow_array((void **)&w->segs, &w->cap_segs, w->nr_segs + 1,
+			     sizeof(*w->segs)))
 		return -1;
 	w->segs[w->nr_segs++] = (struct segment) {
 		.start = start, .end = end, .old = old, .now = now,
@@ -290,9 +275,8 @@ static int compare(struct watch *w)
 
 		if (!s->mark)
 			continue;
-		if (w->nr_changes == w->cap_changes &&
-		    grow((void **)&w->changes, &w->cap_changes,
-			 sizeof(*w->changes)))
+		if (pmaps_grow_array((void **)&w->changes, &w->cap_changes,
+				     w->nr_changes + 1, sizeof(*w->changes)))
 			return -1;
 		w->changes[w->nr_changes++] = (struct pmaps_change) {
 			.start = s->start, .end = s->end, .mark = s->mark,

@@ -426,7 +426,6 @@ static int idle_scan(struct wss *w, struct result *r, struct idle_page **pages,
 			}
 			for (k = 0; k < n; k++) {
 				uint64_t pfn = pmaps_pm_pfn(ent[k]);
-				struct idle_page *grown;
 
 				if (!(ent[k] & PMAPS_PM_PRESENT))
 					continue;
@@ -434,16 +433,13 @@ static int idle_scan(struct wss *w, struct result *r, struct idle_page **pages,
 					hidden++;
 					continue;
 				}
-				if (*nr == cap) {
-					cap = cap ? cap * 2 : 4096;
-					grown = realloc(*pages,
-							cap * sizeof(*grown));
-					if (!grown) {
-						fputs("pmaps wss: out of memory\n",
-						      stderr);
-						goto out;
-					}
-					*pages = grown;
+				if (*nr == cap &&
+				    pmaps_grow_array((void **)pages, &cap,
+						     *nr + 1,
+						     sizeof(**pages))) {
+					fputs("pmaps wss: out of memory\n",
+					      stderr);
+					goto out;
 				}
 				(*pages)[*nr].pfn = pfn;
 				(*pages)[(*nr)++].vma = i;
