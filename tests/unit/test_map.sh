@@ -26,7 +26,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' HUP INT TERM
 
-. "$here/tap-cli.sh"
+. "$here/tap.sh"
 
 usage_hint="Try 'pmaps map --help' for more information."
 # The picture's rows of a VMA: the lines after its header, up to the next.
@@ -396,5 +396,4 @@ else
 	result live_png
 fi
 
-echo "1..$nr"
-[ "$failed" = 0 ]
+tap_done

@@ -29,7 +29,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' HUP INT TERM
 
-. "$here/tap-cli.sh"
+. "$here/tap.sh"
 
 # frame N [FILE]: the lines of frame N
 frame() {
@@ -299,5 +299,4 @@ else
 	echo "# seen in frame $seen of $n"
 fi
 
-echo "1..$nr"
-[ "$failed" = 0 ]
+tap_done
