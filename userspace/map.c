@@ -1223,7 +1223,7 @@ static void map_one(struct map_run *run, const char *file, int pid)
 	else
 		st = pmaps_load_pid(pid, run->source, &doc, err, sizeof(err));
 	if (st) {
-		fprintf(stderr, "%s\n", err);
+		pmaps_cmd_report("map", err);
 		map_note(run, st);
 	} else if (run->png_path && run->nr_drawn) {
 		fprintf(stderr, "pmaps map: --png draws one target, %s is another\n",

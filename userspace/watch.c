@@ -725,7 +725,7 @@ static enum pmaps_status load_frame(struct watch *w)
 				    sizeof(err));
 	if (st) {
 		terminal_give_back();
-		fprintf(stderr, "%s\n", err);
+		pmaps_cmd_report("watch", err);
 		pmaps_doc_free(&w->now);
 		return st;
 	}
@@ -875,7 +875,8 @@ int pmaps_cmd_watch(int argc, char **argv)
 	if (optind < argc && w.nr_files)
 		st = watch_usage_error("expected a PID or -f FILE, not both");
 	else if (optind + 1 < argc)
-		st = watch_usage_error("expected one PID, got %d", argc - optind);
+		st = watch_usage_error("expected one PID, got '%s' too",
+				       argv[argc - 1]);
 	else if (optind < argc && !pmaps_parse_pid(argv[optind], &w.pid))
 		st = watch_usage_error("expected a PID, got '%s'", argv[optind]);
 	else if (optind == argc && !w.nr_files)
