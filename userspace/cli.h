@@ -58,6 +58,9 @@ enum pmaps_status pmaps_load_pid(int pid, enum pmaps_source src,
 				 size_t errlen);
 /* A PID argument: decimal digits only, as /proc names processes. */
 bool pmaps_parse_pid(const char *s, int *pid);
+/* An option's number: decimal digits only, in [min, max]. */
+bool pmaps_number_parse(const char *s, unsigned long long min,
+			unsigned long long max, unsigned long long *val);
 /* "1234 (comm)", or "1234" if comm cannot be read, into label. */
 void pmaps_pid_label(char *label, size_t len, int pid);
 /*
@@ -142,6 +145,15 @@ struct pmaps_view_opts {
 	bool has_range;
 	unsigned long long lo, hi;
 };
+
+/* --color[=WHEN] of pmaps and of every command that colours. */
+enum pmaps_color_when {
+	PMAPS_COLOR_AUTO, PMAPS_COLOR_ALWAYS, PMAPS_COLOR_NEVER
+};
+/* WHEN, NULL (no "=WHEN") meaning always; -1 if unknown. */
+int pmaps_color_parse(const char *arg, enum pmaps_color_when *when);
+/* AUTO: colour if stdout is a terminal and NO_COLOR is unset or empty. */
+bool pmaps_color_wanted(enum pmaps_color_when when);
 
 /* Show every document; JSON is one document for the whole run. */
 int pmaps_view(FILE *out, const struct pmaps_view_opts *opts,

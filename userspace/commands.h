@@ -16,11 +16,14 @@ int pmaps_cmd_diff(int argc, char **argv);	/* diff.c */
 int pmaps_cmd_core(int argc, char **argv);	/* core.c */
 
 /*
- * For the commands (pmaps.c): "pmaps COMMAND: MESSAGE" and the --help
- * hint on stderr; returns PMAPS_ERR_INPUT, the status of bad usage.
+ * For pmaps (command NULL) and the commands (pmaps.c): "pmaps[ COMMAND]:
+ * MESSAGE" and the --help hint on stderr; returns PMAPS_ERR_INPUT, the
+ * status of bad usage.
  */
 int pmaps_cmd_usage_error(const char *command, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* The --help hint alone, after getopt_long's own message; as above. */
+int pmaps_cmd_usage_hint(const char *command);
 /* A message of the loaders, "pmaps: ...", as "pmaps COMMAND: ...". */
 void pmaps_cmd_report(const char *command, const char *msg);
 

@@ -715,16 +715,10 @@ static int add_row(struct core *c, const struct load *l, uint64_t a,
 	uint64_t dumped = 0;
 	struct row *r;
 
-	if (c->nr_rows == c->cap_rows) {
-		size_t cap = c->cap_rows ? 2 * c->cap_rows : 64;
-		struct row *grown = realloc(c->rows, cap * sizeof(*grown));
-
-		if (!grown) {
-			problem(c, PMAPS_ERR_TARGET, "out of memory");
-			return -1;
-		}
-		c->rows = grown;
-		c->cap_rows = cap;
+	if (pmaps_grow_array((void **)&c->rows, &c->cap_rows, c->nr_rows + 1,
+			     sizeof(*c->rows))) {
+		problem(c, PMAPS_ERR_TARGET, "out of memory");
+		return -1;
 	}
 	r = &c->rows[c->nr_rows++];
 	r->start = a;
@@ -1145,21 +1139,7 @@ static const struct option core_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-__attribute__((format(printf, 1, 2)))
-static int usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (fmt) {
-		fputs("pmaps core: ", stderr);
-		va_start(ap, fmt);
-		vfprintf(stderr, fmt, ap);
-		va_end(ap);
-		fputc('\n', stderr);
-	}
-	fputs("Try 'pmaps core --help' for more information.\n", stderr);
-	return PMAPS_ERR_INPUT;
-}
+#define usage_error(...) pmaps_cmd_usage_error("core", __VA_ARGS__)
 
 int pmaps_cmd_core(int argc, char **argv)
 {
@@ -1185,7 +1165,7 @@ int pmaps_cmd_core(int argc, char **argv)
 			break;
 		default:
 			/* getopt_long has said what was wrong */
-			return usage_error(NULL);
+			return pmaps_cmd_usage_hint("core");
 		}
 	}
 	if (optind == argc)

@@ -572,23 +572,6 @@ static int range_member(struct json *j, const char *key, void *ctx)
 	return 0;
 }
 
-static int grow(void **p, size_t *cap, size_t nr, size_t size)
-{
-	size_t n = *cap ? *cap * 2 : 16;
-	void *q;
-
-	if (nr < *cap)
-		return 0;
-	if (n > SIZE_MAX / size)
-		return -1;
-	q = realloc(*p, n * size);
-	if (!q)
-		return -1;
-	*p = q;
-	*cap = n;
-	return 0;
-}
-
 struct vma_ctx {
 	struct pmaps_vma v;
 	size_t ranges_cap, addresses_cap;
@@ -609,10 +592,10 @@ static int range_element(struct json *j, void *ctx)
 	if (json_object(j, "a range object", range_member, &c) ||
 	    seen_all(j, &c.seen, (1u << R_NR) - 1, range_members, "range"))
 		return -1;
-	if (grow((void **)&v->ranges, &vc->ranges_cap, v->nr_ranges,
-		 sizeof(*v->ranges)) ||
-	    grow((void **)&vc->addresses, &vc->addresses_cap, v->nr_ranges,
-		 sizeof(*vc->addresses)))
+	if (pmaps_grow_array((void **)&v->ranges, &vc->ranges_cap,
+			     v->nr_ranges + 1, sizeof(*v->ranges)) ||
+	    pmaps_grow_array((void **)&vc->addresses, &vc->addresses_cap,
+			     v->nr_ranges + 1, sizeof(*vc->addresses)))
 		return json_fail(j, "memory for the ranges");
 	vc->addresses[v->nr_ranges] = c.address;
 	v->ranges[v->nr_ranges++] = c.r;
@@ -803,8 +786,8 @@ static int vma_element(struct json *j, void *ctx)
 	c.addresses = NULL;
 	c.v.header = maps_line(&c.v);
 	if (!c.v.header ||
-	    grow((void **)&map->vmas, &top->vmas_cap, map->nr_vmas,
-		 sizeof(*map->vmas))) {
+	    pmaps_grow_array((void **)&map->vmas, &top->vmas_cap,
+			     map->nr_vmas + 1, sizeof(*map->vmas))) {
 		vma_ctx_free(&c);
 		return json_fail(j, "memory for the VMAs");
 	}
@@ -1266,8 +1249,8 @@ int pmaps_cmd_diff(int argc, char **argv)
 			return DIFF_SAME;
 		}
 		if (opt != 's') {
-			fputs("Try 'pmaps diff --help' for more information.\n",
-			      stderr);
+			/* getopt_long has said what was wrong */
+			pmaps_cmd_usage_hint("diff");
 			return DIFF_TROUBLE;
 		}
 		d.summary_only = true;

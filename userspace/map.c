@@ -31,7 +31,6 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,72 +131,7 @@ struct walker {
 	size_t ci;			/* first change ending after page */
 };
 
-/* ---- option helpers shared with watch ---- */
-
-int pmaps_usage_error(const char *cmd, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "pmaps %s: ", cmd);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\nTry 'pmaps %s --help' for more information.\n",
-		cmd);
-	return PMAPS_ERR_INPUT;
-}
-
-int pmaps_color_parse(const char *arg, enum pmaps_color_when *when)
-{
-	if (!arg || !strcmp(arg, "always"))
-		*when = PMAPS_COLOR_ALWAYS;
-	else if (!strcmp(arg, "never"))
-		*when = PMAPS_COLOR_NEVER;
-	else if (!strcmp(arg, "auto"))
-		*when = PMAPS_COLOR_AUTO;
-	else
-		return -1;
-	return 0;
-}
-
-bool pmaps_color_wanted(enum pmaps_color_when when)
-{
-	const char *no_color = getenv("NO_COLOR");
-
-	if (when != PMAPS_COLOR_AUTO)
-		return when == PMAPS_COLOR_ALWAYS;
-	/* https://no-color.org: set and not empty means no colour. */
-	return !(no_color && *no_color) && isatty(STDOUT_FILENO);
-}
-
-bool pmaps_number_parse(const char *s, unsigned long long min,
-			unsigned long long max, unsigned long long *val)
-{
-	unsigned long long v = 0;
-
-	if (!*s)
-		return false;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9' || v > (max - (*s - '0')) / 10)
-			return false;
-		v = v * 10 + (unsigned long long)(*s - '0');
-	}
-	if (v < min)
-		return false;
-	*val = v;
-	return true;
-}
-
-bool pmaps_pid_parse(const char *s, int *pid)
-{
-	unsigned long long v;
-
-	/* as /proc names them: no sign, blanks or leading zeros */
-	if (*s == '0' || !pmaps_number_parse(s, 1, 0x7fffffff, &v))
-		return false;
-	*pid = (int)v;
-	return true;
-}
+/* ---- the terminal ---- */
 
 unsigned int pmaps_term_width(void)
 {
@@ -1246,7 +1180,7 @@ struct map_run {
 	enum pmaps_status status;	/* worst so far */
 };
 
-#define map_usage_error(...) pmaps_usage_error("map", __VA_ARGS__)
+#define map_usage_error(...) pmaps_cmd_usage_error("map", __VA_ARGS__)
 
 static void map_note(struct map_run *run, enum pmaps_status st)
 {
@@ -1289,7 +1223,7 @@ static void map_one(struct map_run *run, const char *file, int pid)
 	else
 		st = pmaps_load_pid(pid, run->source, &doc, err, sizeof(err));
 	if (st) {
-		fprintf(stderr, "%s\n", err);
+		pmaps_cmd_report("map", err);
 		map_note(run, st);
 	} else if (run->png_path && run->nr_drawn) {
 		fprintf(stderr, "pmaps map: --png draws one target, %s is another\n",
@@ -1341,7 +1275,7 @@ static void map_targets(struct map_run *run, const struct map_target *t,
 			map_name(run, t[i].arg);
 		else if (t[i].kind == 'f' || run->source == PMAPS_SRC_FILE)
 			map_one(run, t[i].arg, 0);
-		else if (pmaps_pid_parse(t[i].arg, &pid))
+		else if (pmaps_parse_pid(t[i].arg, &pid))
 			map_one(run, NULL, pid);
 	}
 }
@@ -1378,9 +1312,7 @@ static int map_option(struct map_run *run, int opt, enum pmaps_color_when *when)
 		return PMAPS_OK;
 	default:
 		/* getopt_long has said what was wrong */
-		fputs("Try 'pmaps map --help' for more information.\n",
-		      stderr);
-		return PMAPS_ERR_INPUT;
+		return pmaps_cmd_usage_hint("map");
 	}
 }
 
@@ -1416,7 +1348,7 @@ int pmaps_cmd_map(int argc, char **argv)
 	}
 	for (; !st && optind < argc; optind++) {
 		if (run.source != PMAPS_SRC_FILE &&
-		    !pmaps_pid_parse(argv[optind], &pid))
+		    !pmaps_parse_pid(argv[optind], &pid))
 			st = map_usage_error("expected a PID, got '%s'",
 					     argv[optind]);
 		targets[nr++].arg = argv[optind];

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The page picture of "pmaps map" (map.c), which "pmaps watch --map" draws
- * too, and the bits of option handling the two commands share.
+ * too, and the terminal width the two commands fill.
  */
 #ifndef PMAPS_MAP_H
 #define PMAPS_MAP_H
@@ -50,26 +50,7 @@ struct pmaps_map_opts {
 int pmaps_map_draw(FILE *out, const struct pmaps_map_opts *opts,
 		   const struct pmaps_doc *doc);
 
-/* --color[=WHEN], resolved as pmaps does (NO_COLOR, a terminal). */
-enum pmaps_color_when {
-	PMAPS_COLOR_AUTO, PMAPS_COLOR_ALWAYS, PMAPS_COLOR_NEVER
-};
-int pmaps_color_parse(const char *arg, enum pmaps_color_when *when);
-bool pmaps_color_wanted(enum pmaps_color_when when);
-
 /* Columns for the picture: COLUMNS, else stdout's terminal, else 80. */
 unsigned int pmaps_term_width(void);
-
-/*
- * "pmaps CMD: MESSAGE" and where to find help, on stderr; returns
- * PMAPS_ERR_INPUT.
- */
-__attribute__((format(printf, 2, 3)))
-int pmaps_usage_error(const char *cmd, const char *fmt, ...);
-
-/* A PID as /proc names it; a decimal number in [min, max]. */
-bool pmaps_pid_parse(const char *s, int *pid);
-bool pmaps_number_parse(const char *s, unsigned long long min,
-			unsigned long long max, unsigned long long *val);
 
 #endif /* PMAPS_MAP_H */

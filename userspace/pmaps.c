@@ -120,8 +120,6 @@ static const char usage_text[] =
 "Exit status: 0 if all went well, 1 if a process or file could not be\n"
 "read, 2 for malformed input or bad usage.\n";
 
-enum color_mode { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER };
-
 enum target_kind { TARGET_PID, TARGET_NAME, TARGET_FILE };
 
 struct target {
@@ -131,7 +129,7 @@ struct target {
 
 struct options {
 	enum pmaps_source source;
-	enum color_mode color;
+	enum pmaps_color_when color;
 	struct pmaps_view_opts view;
 	const char *view_option;	/* the one given, for messages */
 	struct pmaps_filter filter;
@@ -145,42 +143,35 @@ struct run {
 	enum pmaps_status status;	/* worst so far */
 };
 
-/* "pmaps[ COMMAND]: MESSAGE" and where to find help. */
-static enum pmaps_status vusage_error(const char *command, const char *fmt,
-				      va_list ap)
+/* "pmaps" or "pmaps COMMAND" names the program in messages. */
+static void print_prog(const char *command)
 {
-	const char *sep = command ? " " : "";
-
-	command = command ? command : "";
-	fprintf(stderr, "pmaps%s%s: ", sep, command);
-	vfprintf(stderr, fmt, ap);
-	fprintf(stderr, "\nTry 'pmaps%s%s --help' for more information.\n",
-		sep, command);
-	return PMAPS_ERR_INPUT;
+	fprintf(stderr, "pmaps%s%s", command ? " " : "",
+		command ? command : "");
 }
 
-__attribute__((format(printf, 1, 2)))
-static enum pmaps_status usage_error(const char *fmt, ...)
+int pmaps_cmd_usage_hint(const char *command)
 {
-	enum pmaps_status st;
-	va_list ap;
-
-	va_start(ap, fmt);
-	st = vusage_error(NULL, fmt, ap);
-	va_end(ap);
-	return st;
+	fputs("Try '", stderr);
+	print_prog(command);
+	fputs(" --help' for more information.\n", stderr);
+	return PMAPS_ERR_INPUT;
 }
 
 int pmaps_cmd_usage_error(const char *command, const char *fmt, ...)
 {
-	enum pmaps_status st;
 	va_list ap;
 
+	print_prog(command);
+	fputs(": ", stderr);
 	va_start(ap, fmt);
-	st = vusage_error(command, fmt, ap);
+	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	return st;
+	fputc('\n', stderr);
+	return pmaps_cmd_usage_hint(command);
 }
+
+#define usage_error(...) pmaps_cmd_usage_error(NULL, __VA_ARGS__)
 
 void pmaps_cmd_report(const char *command, const char *msg)
 {
@@ -305,13 +296,7 @@ static enum pmaps_status parse_option(struct options *o, int opt,
 	case 'f':
 		return add_target(o, TARGET_FILE, arg);
 	case OPT_COLOR:
-		if (!arg || !strcmp(arg, "always"))
-			o->color = COLOR_ALWAYS;
-		else if (!strcmp(arg, "never"))
-			o->color = COLOR_NEVER;
-		else if (!strcmp(arg, "auto"))
-			o->color = COLOR_AUTO;
-		else
+		if (pmaps_color_parse(arg, &o->color))
 			return usage_error("--color: expected auto, always or never, got '%s'",
 					   arg);
 		return PMAPS_OK;
@@ -359,8 +344,7 @@ static enum pmaps_status parse_option(struct options *o, int opt,
 		return PMAPS_OK;
 	default:
 		/* getopt_long has said what was wrong. */
-		fputs("Try 'pmaps --help' for more information.\n", stderr);
-		return PMAPS_ERR_INPUT;
+		return pmaps_cmd_usage_hint(NULL);
 	}
 }
 
@@ -519,18 +503,6 @@ static void apply_filter(struct run *run, const struct options *o)
 	}
 }
 
-static bool want_color(enum color_mode mode)
-{
-	const char *no_color = getenv("NO_COLOR");
-
-	if (mode != COLOR_AUTO)
-		return mode == COLOR_ALWAYS;
-	/* https://no-color.org: set and not empty means no colour. */
-	if (no_color && *no_color)
-		return false;
-	return isatty(STDOUT_FILENO);
-}
-
 static const struct command {
 	const char *name;
 	int (*run)(int argc, char **argv);
@@ -561,7 +533,7 @@ int main(int argc, char **argv)
 	if (run.status || done)
 		goto out;
 
-	o.view.color = want_color(o.color);
+	o.view.color = pmaps_color_wanted(o.color);
 	load_targets(&run, &o);
 	apply_filter(&run, &o);
 	/* JSON stays one valid document even when every target failed. */

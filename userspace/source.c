@@ -221,20 +221,31 @@ static void try_source(int pid, enum pmaps_source src, struct pmaps_doc *doc,
 		doc_reset(doc);
 }
 
-bool pmaps_parse_pid(const char *s, int *pid)
+bool pmaps_number_parse(const char *s, unsigned long long min,
+			unsigned long long max, unsigned long long *val)
 {
-	long v = 0;
+	unsigned long long v = 0;
 
-	/* Digits only, as /proc names them: no sign, blanks or 0x. */
-	if (!*s || *s == '0')
+	if (!*s)
 		return false;
 	for (; *s; s++) {
-		if (*s < '0' || *s > '9')
+		if (*s < '0' || *s > '9' || v > (max - (*s - '0')) / 10)
 			return false;
-		v = v * 10 + (*s - '0');
-		if (v > 0x7fffffff)
-			return false;
+		v = v * 10 + (unsigned long long)(*s - '0');
 	}
+	if (v < min)
+		return false;
+	*val = v;
+	return true;
+}
+
+bool pmaps_parse_pid(const char *s, int *pid)
+{
+	unsigned long long v;
+
+	/* As /proc names them: no sign, blanks, 0x or leading zeros. */
+	if (*s == '0' || !pmaps_number_parse(s, 1, 0x7fffffff, &v))
+		return false;
 	*pid = (int)v;
 	return true;
 }

@@ -1439,6 +1439,31 @@ static void tsv_doc(struct ob *o, const struct pmaps_doc *d)
 	}
 }
 
+/* ---- --color ---- */
+
+int pmaps_color_parse(const char *arg, enum pmaps_color_when *when)
+{
+	if (!arg || !strcmp(arg, "always"))
+		*when = PMAPS_COLOR_ALWAYS;
+	else if (!strcmp(arg, "never"))
+		*when = PMAPS_COLOR_NEVER;
+	else if (!strcmp(arg, "auto"))
+		*when = PMAPS_COLOR_AUTO;
+	else
+		return -1;
+	return 0;
+}
+
+bool pmaps_color_wanted(enum pmaps_color_when when)
+{
+	const char *no_color = getenv("NO_COLOR");
+
+	if (when != PMAPS_COLOR_AUTO)
+		return when == PMAPS_COLOR_ALWAYS;
+	/* https://no-color.org: set and not empty means no colour. */
+	return !(no_color && *no_color) && isatty(STDOUT_FILENO);
+}
+
 /* ---- entry point ---- */
 
 int pmaps_view(FILE *out, const struct pmaps_view_opts *opts,

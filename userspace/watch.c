@@ -127,7 +127,7 @@ static volatile sig_atomic_t stop_signal, resized;
 static struct termios saved_termios;
 static bool termios_saved, screen_taken;
 
-#define watch_usage_error(...) pmaps_usage_error("watch", __VA_ARGS__)
+#define watch_usage_error(...) pmaps_cmd_usage_error("watch", __VA_ARGS__)
 
 /* ---- comparing two documents ---- */
 
@@ -199,21 +199,6 @@ static enum pmaps_change_mark mark_of(const struct pmaps_range *old,
 	return PMAPS_CHANGE_NONE;
 }
 
-static int grow(void **p, size_t *cap, size_t size)
-{
-	size_t n = *cap ? *cap * 2 : 64;
-	void *grown;
-
-	if (n > SIZE_MAX / size)
-		return -1;
-	grown = realloc(*p, n * size);
-	if (!grown)
-		return -1;
-	*p = grown;
-	*cap = n;
-	return 0;
-}
-
 /* Append [start, end), joined to the last segment when it shows alike. */
 static int add_segment(struct watch *w, unsigned long long start,
 		       unsigned long long end, const struct pmaps_range *old,
@@ -229,8 +214,8 @@ static int add_segment(struct watch *w, unsigned long long start,
 		last->end = end;
 		return 0;
 	}
-	if (w->nr_segs == w->cap_segs &&
-	    grow((void **)&w->segs, &w->cap_segs, sizeof(*w->segs)))
+	if (pmaps_grow_array((void **)&w->segs, &w->cap_segs, w->nr_segs + 1,
+			     sizeof(*w->segs)))
 		return -1;
 	w->segs[w->nr_segs++] = (struct segment) {
 		.start = start, .end = end, .old = old, .now = now,
@@ -290,9 +275,8 @@ static int compare(struct watch *w)
 
 		if (!s->mark)
 			continue;
-		if (w->nr_changes == w->cap_changes &&
-		    grow((void **)&w->changes, &w->cap_changes,
-			 sizeof(*w->changes)))
+		if (pmaps_grow_array((void **)&w->changes, &w->cap_changes,
+				     w->nr_changes + 1, sizeof(*w->changes)))
 			return -1;
 		w->changes[w->nr_changes++] = (struct pmaps_change) {
 			.start = s->start, .end = s->end, .mark = s->mark,
@@ -741,7 +725,7 @@ static enum pmaps_status load_frame(struct watch *w)
 				    sizeof(err));
 	if (st) {
 		terminal_give_back();
-		fprintf(stderr, "%s\n", err);
+		pmaps_cmd_report("watch", err);
 		pmaps_doc_free(&w->now);
 		return st;
 	}
@@ -853,9 +837,7 @@ static int watch_option(struct watch *w, int opt, enum pmaps_color_when *when)
 		return PMAPS_OK;
 	default:
 		/* getopt_long has said what was wrong */
-		fputs("Try 'pmaps watch --help' for more information.\n",
-		      stderr);
-		return PMAPS_ERR_INPUT;
+		return pmaps_cmd_usage_hint("watch");
 	}
 }
 
@@ -893,8 +875,9 @@ int pmaps_cmd_watch(int argc, char **argv)
 	if (optind < argc && w.nr_files)
 		st = watch_usage_error("expected a PID or -f FILE, not both");
 	else if (optind + 1 < argc)
-		st = watch_usage_error("expected one PID, got %d", argc - optind);
-	else if (optind < argc && !pmaps_pid_parse(argv[optind], &w.pid))
+		st = watch_usage_error("expected one PID, got '%s' too",
+				       argv[argc - 1]);
+	else if (optind < argc && !pmaps_parse_pid(argv[optind], &w.pid))
 		st = watch_usage_error("expected a PID, got '%s'", argv[optind]);
 	else if (optind == argc && !w.nr_files)
 		st = watch_usage_error("expected a PID or -f FILE");

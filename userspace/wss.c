@@ -52,6 +52,8 @@
 #define IDLE_WINDOW	512
 /* longest interval: a day, far from any time_t limit */
 #define MAX_SECONDS	86400
+/* --count at most: far beyond any run, and fits an unsigned long. */
+#define MAX_COUNT	1000000000ULL
 
 static const char wss_usage[] =
 "Usage: pmaps wss [OPTION]... PID\n"
@@ -169,21 +171,6 @@ static bool parse_seconds(const char *s, struct timespec *ts)
 	return true;
 }
 
-static bool parse_count(const char *s, unsigned long *n)
-{
-	unsigned long v = 0;
-
-	if (!*s)
-		return false;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9' || v > 100000000)
-			return false;
-		v = v * 10 + (unsigned long)(*s - '0');
-	}
-	*n = v;
-	return true;
-}
-
 enum { OPT_CLEAR_REFS = 256, OPT_SOURCE };
 
 static const struct option wss_options[] = {
@@ -200,6 +187,7 @@ static const struct option wss_options[] = {
 static int parse_args(int argc, char **argv, struct wss_opts *o)
 {
 	static char prog_name[] = "pmaps wss";
+	unsigned long long count;
 	int opt;
 
 	argv[0] = prog_name;	/* getopt_long's messages name it */
@@ -216,10 +204,11 @@ static int parse_args(int argc, char **argv, struct wss_opts *o)
 					MAX_SECONDS, optarg);
 			break;
 		case 'n':
-			if (!parse_count(optarg, &o->count))
+			if (!pmaps_number_parse(optarg, 0, MAX_COUNT, &count))
 				return pmaps_cmd_usage_error("wss",
 					"--count: expected a number of intervals, got '%s'",
 					optarg);
+			o->count = (unsigned long)count;
 			break;
 		case OPT_CLEAR_REFS:
 			o->clear_refs = true;
@@ -238,9 +227,8 @@ static int parse_args(int argc, char **argv, struct wss_opts *o)
 			fputs(wss_usage, stdout);
 			return PMAPS_OK;
 		default:
-			fputs("Try 'pmaps wss --help' for more information.\n",
-			      stderr);
-			return PMAPS_ERR_INPUT;
+			/* getopt_long has said what was wrong */
+			return pmaps_cmd_usage_hint("wss");
 		}
 	}
 	if (optind == argc)
@@ -438,7 +426,6 @@ static int idle_scan(struct wss *w, struct result *r, struct idle_page **pages,
 			}
 			for (k = 0; k < n; k++) {
 				uint64_t pfn = pmaps_pm_pfn(ent[k]);
-				struct idle_page *grown;
 
 				if (!(ent[k] & PMAPS_PM_PRESENT))
 					continue;
@@ -446,16 +433,13 @@ static int idle_scan(struct wss *w, struct result *r, struct idle_page **pages,
 					hidden++;
 					continue;
 				}
-				if (*nr == cap) {
-					cap = cap ? cap * 2 : 4096;
-					grown = realloc(*pages,
-							cap * sizeof(*grown));
-					if (!grown) {
-						fputs("pmaps wss: out of memory\n",
-						      stderr);
-						goto out;
-					}
-					*pages = grown;
+				if (*nr == cap &&
+				    pmaps_grow_array((void **)pages, &cap,
+						     *nr + 1,
+						     sizeof(**pages))) {
+					fputs("pmaps wss: out of memory\n",
+					      stderr);
+					goto out;
 				}
 				(*pages)[*nr].pfn = pfn;
 				(*pages)[(*nr)++].vma = i;

@@ -1,13 +1,18 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# TAP helpers for the shell tests, sourced after $tmp (a scratch directory)
-# is set: ok/not_ok/skip print a result, run captures a command's stdout,
-# stderr and status, expect and expect_text compare them exactly, result
-# turns the status of the commands before it into a result, tap_done
-# prints the plan and returns failure if any test failed.
+# TAP helpers of every shell test here, sourced after $tmp (a scratch
+# directory) is made; sourcing prints the TAP header.  ok/not_ok/skip print
+# a result, run captures a command's stdout, stderr and status, expect and
+# expect_text compare them exactly, result turns the status of the
+# commands before it into a result, tap_done prints the plan and returns
+# failure if any test failed.  $esc is the escape character, for the
+# tests of coloured output.
 
 nr=0
 failed=0
+esc=$(printf '\033')
+
+echo "TAP version 13"
 
 ok() {
 	nr=$((nr + 1))
@@ -65,8 +70,8 @@ result() {
 		ok "$1"
 	else
 		not_ok "$1"
-		echo "# exit status ${rc:-}; stdout, stderr:"
-		diag "$tmp/out" "$tmp/err"
+		echo "# exit status ${rc:-}; stdout and stderr:"
+		diag "$tmp/out" "$tmp/err" | head -40
 	fi
 }
 

@@ -22,71 +22,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 1' HUP INT TERM
 
-nr=0
-failed=0
-
-echo "TAP version 13"
-
-ok() {
-	nr=$((nr + 1))
-	echo "ok $nr $1"
-}
-
-not_ok() {
-	nr=$((nr + 1))
-	failed=$((failed + 1))
-	echo "not ok $nr $1"
-}
-
-skip() {
-	nr=$((nr + 1))
-	echo "ok $nr $1 # SKIP $2"
-}
-
-diag() {
-	sed 's/^/# /' "$@"
-}
-
-# run CMD...: stdout, stderr and status into $tmp/out, $tmp/err, $rc
-run() {
-	"$@" > "$tmp/out" 2> "$tmp/err"
-	rc=$?
-}
-
-# expect NAME RC STDOUT-FILE STDERR-TEXT: the last run, exactly
-expect() {
-	printf '%s\n' "$4" | sed '/^$/d' > "$tmp/want_err"
-	if [ "$rc" = "$2" ] && cmp -s "$tmp/out" "$3" &&
-	   cmp -s "$tmp/err" "$tmp/want_err"; then
-		ok "$1"
-		return
-	fi
-	not_ok "$1"
-	echo "# exit status $rc, expected $2"
-	diff "$3" "$tmp/out" | diag
-	diff "$tmp/want_err" "$tmp/err" | diag
-}
-
-# expect_text NAME RC STDOUT-TEXT STDERR-TEXT: as expect, stdout given
-expect_text() {
-	if [ -n "$3" ]; then
-		printf '%s\n' "$3" > "$tmp/want_out"
-	else
-		: > "$tmp/want_out"
-	fi
-	expect "$1" "$2" "$tmp/want_out" "$4"
-}
-
-# COND; result NAME: a test that is the status of the commands before
-result() {
-	if [ $? = 0 ]; then
-		ok "$1"
-	else
-		not_ok "$1"
-		echo "# exit status $rc; stderr:"
-		diag "$tmp/err"
-	fi
-}
+. "$here/tap.sh"
 
 usage_hint="Try 'pmaps core --help' for more information."
 
@@ -308,5 +244,4 @@ else
 	not_ok real_cores_core_target_builds
 fi
 
-echo "1..$nr"
-[ "$failed" = 0 ]
+tap_done

@@ -30,8 +30,6 @@ trap 'exit 1' HUP INT TERM
 
 . "$here/tap.sh"
 
-echo "TAP version 13"
-
 # expect_error NAME STDERR-TEXT: exit 2, nothing on stdout
 expect_error() {
 	expect_text "$1" 2 "" "$2"

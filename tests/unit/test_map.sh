@@ -26,7 +26,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' HUP INT TERM
 
-. "$here/tap-cli.sh"
+. "$here/tap.sh"
 
 usage_hint="Try 'pmaps map --help' for more information."
 # The picture's rows of a VMA: the lines after its header, up to the next.
@@ -288,16 +288,16 @@ expect_text unknown_option 2 "" "pmaps map: unrecognized option '--bogus'
 $usage_hint"
 
 run "$PMAPS" map -f bad-count.txt
-expect_text malformed_exit_2 2 "" "bad-count.txt:2: expected decimal COUNT, got '+1'"
+expect_text malformed_exit_2 2 "" "pmaps map: bad-count.txt:2: expected decimal COUNT, got '+1'"
 
 # A bad target is reported, the good ones still drawn.
 run "$PMAPS" map --color=never --width 80 -f no-such.txt -f good-basic.txt
 expect missing_then_good 1 "$golden/good-basic.map" \
-	"pmaps: no-such.txt: No such file or directory"
+	"pmaps map: no-such.txt: No such file or directory"
 
 pid_max=$(cat /proc/sys/kernel/pid_max)
 run "$PMAPS" map "$pid_max"
-expect_text unknown_pid_exit_1 1 "" "pmaps: no process $pid_max"
+expect_text unknown_pid_exit_1 1 "" "pmaps map: no process $pid_max"
 
 # A name with control bytes is escaped, never sent to the terminal.
 printf '00400000-00401000 r--p 00000000 00:02 15 /bin/\033]0;x\a\n0\t1\tY______\t1\n' \
@@ -396,5 +396,4 @@ else
 	result live_png
 fi
 
-echo "1..$nr"
-[ "$failed" = 0 ]
+tap_done

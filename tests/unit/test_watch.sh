@@ -29,7 +29,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' HUP INT TERM
 
-. "$here/tap-cli.sh"
+. "$here/tap.sh"
 
 # frame N [FILE]: the lines of frame N
 frame() {
@@ -195,7 +195,7 @@ expect_text pid_and_file_exit_2 2 "" "pmaps watch: expected a PID or -f FILE, no
 $usage_hint"
 
 run "$PMAPS" watch 1 2
-expect_text two_pids_exit_2 2 "" "pmaps watch: expected one PID, got 2
+expect_text two_pids_exit_2 2 "" "pmaps watch: expected one PID, got '2' too
 $usage_hint"
 
 run "$PMAPS" watch -i soon 1
@@ -207,17 +207,17 @@ expect_text bad_frames_exit_2 2 "" "pmaps watch: --frames: expected a number fro
 $usage_hint"
 
 run "$PMAPS" watch -f no-such.txt
-expect_text missing_file_exit_1 1 "" "pmaps: no-such.txt: No such file or directory"
+expect_text missing_file_exit_1 1 "" "pmaps watch: no-such.txt: No such file or directory"
 
 # A document that turns malformed: the frames before it, then status 2.
 run "$PMAPS" watch -n 3 -i 0 -f good-basic.txt -f bad-count.txt
 [ "$rc" = 2 ] && [ "$(grep -c '^=== frame ' "$tmp/out")" = 1 ] &&
-	grep -qx "bad-count.txt:2: expected decimal COUNT, got '+1'" "$tmp/err"
+	grep -qx "pmaps watch: bad-count.txt:2: expected decimal COUNT, got '+1'" "$tmp/err"
 result malformed_later_exit_2
 
 pid_max=$(cat /proc/sys/kernel/pid_max)
 run "$PMAPS" watch "$pid_max"
-expect_text unknown_pid_exit_1 1 "" "pmaps: no process $pid_max"
+expect_text unknown_pid_exit_1 1 "" "pmaps watch: no process $pid_max"
 
 # ---- a live process changed between frames (root, pagemap) ----
 
@@ -303,5 +303,4 @@ else
 	echo "# seen in frame $seen of $n"
 fi
 
-echo "1..$nr"
-[ "$failed" = 0 ]
+tap_done

@@ -30,8 +30,6 @@ trap 'exit 1' HUP INT TERM
 
 . "$here/tap.sh"
 
-echo "TAP version 13"
-
 hint="Try 'pmaps wss --help' for more information."
 pid_max=$(cat /proc/sys/kernel/pid_max)
 

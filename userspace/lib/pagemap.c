@@ -122,23 +122,6 @@ static ssize_t pread_full(int fd, void *buf, size_t count, off_t off)
 	return (ssize_t)done;
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t size)
-{
-	size_t n = *cap ? *cap : 16;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	q = realloc(*p, n * size);
-	if (!q)
-		return -1;
-	*p = q;
-	*cap = n;
-	return 0;
-}
-
 static int is_hex(char ch)
 {
 	return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f');
@@ -223,10 +206,10 @@ static int smaps_line(struct smaps_scan *s, const char *line, size_t len)
 		s->dropped = names_vsyscall(line, len);
 		if (s->dropped)
 			return 0;
-		if (grow((void **)&s->hdr, &s->hdr_cap, s->hdr_len + len + 1,
-			 1) ||
-		    grow((void **)&s->vma, &s->cap, s->nr + 1,
-			 sizeof(*s->vma)))
+		if (pmaps_grow_array((void **)&s->hdr, &s->hdr_cap,
+				     s->hdr_len + len + 1, 1) ||
+		    pmaps_grow_array((void **)&s->vma, &s->cap, s->nr + 1,
+				     sizeof(*s->vma)))
 			return -1;
 		memset(&s->vma[s->nr++], 0, sizeof(*s->vma));
 		memcpy(s->hdr + s->hdr_len, line, len);
@@ -475,7 +458,8 @@ static int add_page(struct pmaps_vma *v, size_t *cap, unsigned long long idx,
 			return 0;
 		}
 	}
-	if (grow((void **)&v->ranges, cap, v->nr_ranges + 1, sizeof(*r)))
+	if (pmaps_grow_array((void **)&v->ranges, cap, v->nr_ranges + 1,
+			     sizeof(*r)))
 		return -1;
 	r = &v->ranges[v->nr_ranges++];
 	r->index = idx;

@@ -244,15 +244,18 @@ static void set_vma_pages(struct parser *ps, const struct pmaps_vma *v)
 }
 
 /* START-END PERMS OFFSET MAJ:MIN INODE[ <spaces> NAME] */
-/*
- * Double the array at *p (first allocation: first elements), keeping its
- * contents; *cap counts elements.  -1 when out of memory, *p untouched.
- */
-static int grow_array(void **p, size_t *cap, size_t first, size_t size)
+int pmaps_grow_array(void **p, size_t *cap, size_t need, size_t size)
 {
-	size_t n = *cap ? *cap * 2 : first;
+	size_t n = *cap ? *cap : 8;
 	void *grown;
 
+	if (need <= *cap)
+		return 0;
+	while (n < need) {
+		if (n > SIZE_MAX / 2)
+			return -1;
+		n *= 2;
+	}
 	if (n > SIZE_MAX / size)
 		return -1;
 	grown = realloc(*p, n * size);
@@ -328,9 +331,8 @@ static int parse_header(struct parser *ps, const char *s, const char *e)
 	while (p < e && *p == ' ')
 		p++;
 
-	if (map->nr_vmas == ps->vmas_cap &&
-	    grow_array((void **)&map->vmas, &ps->vmas_cap, 16,
-		       sizeof(*map->vmas)))
+	if (pmaps_grow_array((void **)&map->vmas, &ps->vmas_cap,
+			     map->nr_vmas + 1, sizeof(*map->vmas)))
 		return fail_nomem(ps);
 	v.header = dup_mem(s, e - s);
 	v.name = dup_mem(p, e - p);
@@ -435,9 +437,8 @@ static int parse_range(struct parser *ps, const char *s, const char *e,
 	}
 	ps->next_page = rel + r.count;
 
-	if (v->nr_ranges == ps->ranges_cap &&
-	    grow_array((void **)&v->ranges, &ps->ranges_cap, 8,
-		       sizeof(*v->ranges)))
+	if (pmaps_grow_array((void **)&v->ranges, &ps->ranges_cap,
+			     v->nr_ranges + 1, sizeof(*v->ranges)))
 		return fail_nomem(ps);
 	v->ranges[v->nr_ranges++] = r;
 	return 0;

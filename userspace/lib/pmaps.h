@@ -75,6 +75,13 @@ int pmaps_parse_buf(const char *buf, size_t len, const char *name,
 		    struct pmaps_map *out, char *err, size_t errlen);
 void pmaps_map_free(struct pmaps_map *map);
 
+/*
+ * Make room for need elements of size bytes in the array at *p, which has
+ * room for *cap: the capacity doubles, so appending one at a time stays
+ * cheap.  0, or -1 when out of memory (*p and *cap untouched).
+ */
+int pmaps_grow_array(void **p, size_t *cap, size_t need, size_t size);
+
 /* Page size used to turn page indexes into addresses (sysconf value). */
 unsigned long pmaps_page_size(void);
 
