@@ -140,18 +140,7 @@ static void on_signal(int sig)
 	quit_signal = sig;
 }
 
-__attribute__((format(printf, 1, 2)))
-static int usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("pmaps top: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs("\nTry 'pmaps top --help' for more information.\n", stderr);
-	return PMAPS_ERR_INPUT;
-}
+#define usage_error(...) pmaps_cmd_usage_error("top", __VA_ARGS__)
 
 __attribute__((format(printf, 2, 3)))
 static void say(struct top *t, const char *fmt, ...)
@@ -174,21 +163,6 @@ static bool parse_hex(const char *s, unsigned long long *val)
 	if (!n || s[n] || n > 16)
 		return false;
 	*val = strtoull(s, NULL, 16);
-	return true;
-}
-
-static bool parse_pid(const char *s, int *pid)
-{
-	char *end;
-	long v;
-
-	if (*s < '1' || *s > '9')
-		return false;
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *end || v > 0x7fffffff)
-		return false;
-	*pid = (int)v;
 	return true;
 }
 
@@ -271,9 +245,8 @@ static int parse_args(int argc, char **argv, struct top *t, bool *done)
 						   optarg);
 			break;
 		default:
-			fputs("Try 'pmaps top --help' for more information.\n",
-			      stderr);
-			return PMAPS_ERR_INPUT;
+			/* getopt_long has said what was wrong */
+			return pmaps_cmd_usage_hint("top");
 		}
 	}
 	targets += argc - optind;
@@ -282,7 +255,7 @@ static int parse_args(int argc, char **argv, struct top *t, bool *done)
 	if (optind < argc) {
 		if (t->source == PMAPS_SRC_FILE)
 			t->file = argv[optind];
-		else if (!parse_pid(argv[optind], &t->pid))
+		else if (!pmaps_parse_pid(argv[optind], &t->pid))
 			return usage_error("expected a PID, got '%s'",
 					   argv[optind]);
 	}
@@ -390,7 +363,7 @@ static int rebuild_list(struct top *t, struct place p, char *err,
 		t->top = t->sel > p.screen_pos ? t->sel - p.screen_pos : 0;
 		select_row(t, t->sel);
 		/* still the searched page's row: Enter still shows that page */
-		t->has_jump = p.jump && top_map_vma(t->list.map, p.addr);
+		t->has_jump = p.jump && pmaps_find_vma(t->list.map, p.addr);
 		t->jump_row = t->sel;
 		t->jump_page = p.addr;
 	}
@@ -494,7 +467,7 @@ static void open_page(struct top *t, enum mode mode,
 /* The previous (dir -1) or next (+1) page of the VMA of the page shown. */
 static void step_page(struct top *t, int dir)
 {
-	const struct pmaps_vma *v = top_map_vma(&t->doc.map, t->page);
+	const struct pmaps_vma *v = pmaps_find_vma(&t->doc.map, t->page);
 	unsigned long long psize = pmaps_page_size();
 
 	if (!v) {
@@ -954,7 +927,7 @@ static void search(struct top *t, const char *s)
 			t->jump_page = addr - addr % pmaps_page_size();
 			return;
 		}
-		if (t->has_filter && top_map_vma(&t->doc.map, addr)) {
+		if (t->has_filter && pmaps_find_vma(&t->doc.map, addr)) {
 			say(t, "0x%llx: its VMA is hidden by the filter %s",
 			    addr, t->filter_text);
 			return;

@@ -78,9 +78,6 @@ bool top_list_find_addr(const struct top_list *l, unsigned long long addr,
 bool top_list_find_name(const struct top_list *l, size_t from, const char *s,
 			size_t *row);
 
-/* The VMA of map holding addr, or NULL. */
-const struct pmaps_vma *top_map_vma(const struct pmaps_map *map,
-				    unsigned long long addr);
 /* True if a range of map holds the page at addr. */
 bool top_map_resident(const struct pmaps_map *map, unsigned long long addr);
 

@@ -187,55 +187,18 @@ unsigned long long top_row_addr(const struct top_list *l, size_t row)
 	return pmaps_range_addr(v, &v->ranges[r->range]);
 }
 
-/* Index of the VMA of map holding addr, or -1. */
-static long vma_at(const struct pmaps_map *map, unsigned long long addr)
-{
-	size_t lo = 0, hi = map->nr_vmas;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct pmaps_vma *v = &map->vmas[mid];
-
-		if (addr < v->start)
-			hi = mid;
-		else if (addr >= v->end)
-			lo = mid + 1;
-		else
-			return (long)mid;
-	}
-	return -1;
-}
-
-/* Index of the range of v holding addr, or -1. */
-static long range_at(const struct pmaps_vma *v, unsigned long long addr)
-{
-	unsigned long long psize = pmaps_page_size();
-	size_t lo = 0, hi = v->nr_ranges;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct pmaps_range *r = &v->ranges[mid];
-		unsigned long long start = pmaps_range_addr(v, r);
-
-		if (addr < start)
-			hi = mid;
-		else if ((addr - start) / psize >= r->count)
-			lo = mid + 1;
-		else
-			return (long)mid;
-	}
-	return -1;
-}
-
 bool top_list_find_addr(const struct top_list *l, unsigned long long addr,
 			size_t *row)
 {
-	long i = vma_at(l->map, addr), j;
+	const struct pmaps_vma *v = pmaps_find_vma(l->map, addr);
+	const struct pmaps_range *r;
 
-	if (i < 0)
+	if (!v)
 		return false;
-	j = range_at(&l->map->vmas[i], addr);
-	*row = l->vma_row[i] + (j < 0 ? 0 : (size_t)j + 1);
+	r = pmaps_find_range(v, addr);
+	/* the range's row follows its VMA's header and earlier ranges */
+	*row = l->vma_row[v - l->map->vmas] +
+	       (r ? (size_t)(r - v->ranges) + 1 : 0);
 	return true;
 }
 
@@ -260,19 +223,11 @@ bool top_list_find_name(const struct top_list *l, size_t from, const char *s,
 	return false;
 }
 
-const struct pmaps_vma *top_map_vma(const struct pmaps_map *map,
-				    unsigned long long addr)
-{
-	long i = vma_at(map, addr);
-
-	return i < 0 ? NULL : &map->vmas[i];
-}
-
 bool top_map_resident(const struct pmaps_map *map, unsigned long long addr)
 {
-	long i = vma_at(map, addr);
+	const struct pmaps_vma *v = pmaps_find_vma(map, addr);
 
-	return i >= 0 && range_at(&map->vmas[i], addr) >= 0;
+	return v && pmaps_find_range(v, addr);
 }
 
 int top_map_filter(const struct pmaps_map *src,

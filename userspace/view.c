@@ -1115,46 +1115,6 @@ static void view_pages(struct vctx *c)
 		pages_vma(c, &m->vmas[i]);
 }
 
-static const struct pmaps_vma *find_vma(const struct pmaps_map *m,
-					unsigned long long addr)
-{
-	size_t lo = 0, hi = m->nr_vmas;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct pmaps_vma *v = &m->vmas[mid];
-
-		if (addr < v->start)
-			hi = mid;
-		else if (addr >= v->end)
-			lo = mid + 1;
-		else
-			return v;
-	}
-	return NULL;
-}
-
-static const struct pmaps_range *find_range(const struct vctx *c,
-					    const struct pmaps_vma *v,
-					    unsigned long long addr)
-{
-	size_t lo = 0, hi = v->nr_ranges;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct pmaps_range *r = &v->ranges[mid];
-		unsigned long long ra = pmaps_range_addr(v, r);
-
-		if (addr < ra)
-			hi = mid;
-		else if ((addr - ra) / c->psize >= r->count)
-			lo = mid + 1;
-		else
-			return r;
-	}
-	return NULL;
-}
-
 static void put_kpageflags(struct ob *o, uint64_t kpf)
 {
 	unsigned int bit;
@@ -1227,14 +1187,14 @@ static int view_address(struct vctx *c)
 	struct ob *o = c->o;
 
 	title(c);
-	v = find_vma(&c->doc->map, addr);
+	v = pmaps_find_vma(&c->doc->map, addr);
 	if (!v) {
 		ob_fmt(o, "0x%llx: not in any VMA\n", addr);
 		return 1;
 	}
 	vma_header(c, v);
 	page = addr - addr % c->psize;
-	r = find_range(c, v, page);
+	r = pmaps_find_range(v, page);
 	if (r)
 		default_range(c, v, r);
 	else

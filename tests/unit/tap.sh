@@ -64,14 +64,21 @@ expect_text() {
 	expect "$1" "$2" "$tmp/want_out" "$4"
 }
 
-# COND; result NAME: a test that is the status of the commands before
+# COND; result NAME: a test that is the status of the commands before.
+# A failure shows the last run's status, stdout and stderr, or runs the
+# command in $result_diag where a test has no use for those (test_top.sh
+# shows the screen).
 result() {
 	if [ $? = 0 ]; then
 		ok "$1"
 	else
 		not_ok "$1"
-		echo "# exit status ${rc:-}; stdout and stderr:"
-		diag "$tmp/out" "$tmp/err" | head -40
+		if [ -n "${result_diag:-}" ]; then
+			$result_diag
+		else
+			echo "# exit status ${rc:-}; stdout and stderr:"
+			diag "$tmp/out" "$tmp/err" | head -40
+		fi
 	fi
 }
 

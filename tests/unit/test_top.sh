@@ -40,60 +40,7 @@ trap 'exit 1' HUP INT TERM
 polls=300
 grep -qs valgrind "$PMAPS" && polls=3000
 
-nr=0
-failed=0
-
-echo "TAP version 13"
-
-ok() {
-	nr=$((nr + 1))
-	echo "ok $nr $1"
-}
-
-not_ok() {
-	nr=$((nr + 1))
-	failed=$((failed + 1))
-	echo "not ok $nr $1"
-}
-
-skip() {
-	nr=$((nr + 1))
-	echo "ok $nr $1 # SKIP $2"
-}
-
-diag() {
-	sed 's/^/# /' "$@"
-}
-
-# COND; result NAME: a test that is the status of the commands before;
-# on failure the last screen is shown
-result() {
-	if [ $? = 0 ]; then
-		ok "$1"
-	else
-		not_ok "$1"
-		echo "# screen:"
-		diag "$tmp/screen"
-	fi
-}
-
-# run CMD...: stdout, stderr and status into $tmp/out, $tmp/err, $rc
-run() {
-	"$@" > "$tmp/out" 2> "$tmp/err"
-	rc=$?
-}
-
-# expect_run NAME RC STDERR-TEXT: the last run's status and stderr, exactly
-expect_run() {
-	printf '%s\n' "$3" > "$tmp/want_err"
-	if [ "$rc" = "$2" ] && cmp -s "$tmp/err" "$tmp/want_err"; then
-		ok "$1"
-		return
-	fi
-	not_ok "$1"
-	echo "# exit status $rc, expected $2"
-	diff "$tmp/want_err" "$tmp/err" | diag
-}
+. "$here/tap.sh"
 
 usage_hint="Try 'pmaps top --help' for more information."
 
@@ -108,28 +55,35 @@ run "$PMAPS" top --help
 result top_help_exit_0
 
 run "$PMAPS" top
-expect_run top_no_target 2 "pmaps top: expected one PID, -p NAME or -f FILE
+expect_text top_no_target 2 "" "pmaps top: expected one PID, -p NAME or -f FILE
 $usage_hint"
 
 run "$PMAPS" top 1 -f good-basic.txt
-expect_run top_two_targets 2 "pmaps top: expected one PID, -p NAME or -f FILE
+expect_text top_two_targets 2 "" "pmaps top: expected one PID, -p NAME or -f FILE
 $usage_hint"
 
 run "$PMAPS" top -i 0 -f good-basic.txt
-expect_run top_bad_interval 2 "pmaps top: --interval: expected seconds above 0, got '0'
+expect_text top_bad_interval 2 "" "pmaps top: --interval: expected seconds above 0, got '0'
 $usage_hint"
 
 run "$PMAPS" top -f no-such-file.txt
-expect_run top_missing_file 1 "pmaps: no-such-file.txt: No such file or directory"
+expect_text top_missing_file 1 "" "pmaps: no-such-file.txt: No such file or directory"
 
 run "$PMAPS" top -f bad-count.txt
-expect_run top_malformed_file 2 "bad-count.txt:2: expected decimal COUNT, got '+1'"
+expect_text top_malformed_file 2 "" "bad-count.txt:2: expected decimal COUNT, got '+1'"
 
 run "$PMAPS" top -f good-basic.txt < /dev/null
-expect_run top_needs_a_terminal 2 "pmaps top: needs a terminal: standard input and output must be one
+expect_text top_needs_a_terminal 2 "" "pmaps top: needs a terminal: standard input and output must be one
 $usage_hint"
 
 # ---- on a screen ----
+
+# what a failed test shows: the screen, not the last run's output
+show_screen() {
+	echo "# screen:"
+	diag "$tmp/screen"
+}
+result_diag=show_screen
 
 screen_tests="top_file_screen_golden top_list_is_default_view
 	top_down_selects_next top_pgdn_moves_a_screen top_tab_is_address_view
@@ -540,5 +494,4 @@ else
 	result top_live_quit
 fi
 
-echo "1..$nr"
-[ "$failed" = 0 ]
+tap_done

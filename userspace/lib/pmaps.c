@@ -595,6 +595,46 @@ unsigned long long pmaps_range_addr(const struct pmaps_vma *v,
 	return r->index * ps;
 }
 
+const struct pmaps_vma *pmaps_find_vma(const struct pmaps_map *map,
+				       unsigned long long addr)
+{
+	size_t lo = 0, hi = map->nr_vmas;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct pmaps_vma *v = &map->vmas[mid];
+
+		if (addr < v->start)
+			hi = mid;
+		else if (addr >= v->end)
+			lo = mid + 1;
+		else
+			return v;
+	}
+	return NULL;
+}
+
+const struct pmaps_range *pmaps_find_range(const struct pmaps_vma *v,
+					   unsigned long long addr)
+{
+	unsigned long long ps = pmaps_page_size();
+	size_t lo = 0, hi = v->nr_ranges;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct pmaps_range *r = &v->ranges[mid];
+		unsigned long long start = pmaps_range_addr(v, r);
+
+		if (addr < start)
+			hi = mid;
+		else if ((addr - start) / ps >= r->count)
+			lo = mid + 1;
+		else
+			return r;
+	}
+	return NULL;
+}
+
 void pmaps_format_flags(unsigned int flags, unsigned int unknown,
 			char out[PMAPS_NR_FLAGS + 1])
 {

@@ -93,6 +93,16 @@ unsigned long pmaps_page_size(void);
 unsigned long long pmaps_range_addr(const struct pmaps_vma *v,
 				    const struct pmaps_range *r);
 
+/*
+ * The VMA of map holding addr, and the range of v holding the page at
+ * addr; NULL if none.  Binary searches: the parser keeps VMAs and ranges
+ * in address order.
+ */
+const struct pmaps_vma *pmaps_find_vma(const struct pmaps_map *map,
+				       unsigned long long addr);
+const struct pmaps_range *pmaps_find_range(const struct pmaps_vma *v,
+					   unsigned long long addr);
+
 /* Format flags as 7 letters plus NUL, '_' for clear, '?' for unknown. */
 void pmaps_format_flags(unsigned int flags, unsigned int unknown,
 			char out[PMAPS_NR_FLAGS + 1]);
