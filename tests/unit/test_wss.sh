@@ -220,7 +220,7 @@ else
 		"$tmp/out"
 	result total_covers_mapping
 
-	run "$PMAPS" wss --clear-refs --source=pagemap -i 0.5 -n 2 \
+	run "$PMAPS" wss --clear-refs --source=pagemap -i 1 -n 2 \
 		"$target_pid"
 	[ "$rc" = 0 ] && [ "$(grep -c '^interval ' "$tmp/out")" = 2 ] &&
 		grep -q '^interval 2: ' "$tmp/out" && estimate_ok 1 &&
