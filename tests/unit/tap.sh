@@ -1,12 +1,25 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# TAP helpers of every shell test here, sourced after $tmp (a scratch
-# directory) is made; sourcing prints the TAP header.  ok/not_ok/skip print
-# a result, run captures a command's stdout, stderr and status, expect and
+# The common set-up and the TAP helpers of every shell test here, sourced
+# first thing once $here is set; sourcing prints the TAP header.
+# ok/not_ok/skip print a result, run captures a command's stdout, stderr and status, expect and
 # expect_text compare them exactly, result turns the status of the
 # commands before it into a result, tap_done prints the plan and returns
-# failure if any test failed.  $esc is the escape character, for the
-# tests of coloured output.
+# failure if any test failed, spawn_target starts a test's target process.
+# $esc is the escape character, for the tests of coloured output.
+
+# The set-up every test shares, from $here (the test's directory): $top,
+# the fixtures ($fix) and golden files ($golden), PMAPS (built here unless
+# given) and the scratch directory $tmp, which each test's own EXIT trap
+# removes.
+top=$(cd "$here/../.." && pwd)
+fix=$here/fixtures
+golden=$here/golden
+if [ -z "${PMAPS:-}" ]; then
+	make -s -C "$top/userspace" >&2 || { echo "Bail out! make failed"; exit 1; }
+	PMAPS=$top/userspace/pmaps
+fi
+tmp=$(mktemp -d)
 
 nr=0
 failed=0
@@ -85,4 +98,21 @@ result() {
 tap_done() {
 	echo "1..$nr"
 	[ "$failed" = 0 ]
+}
+
+# spawn_target PROG TRIES STEP [ARG...]: build $tmp/target.c as $tmp/PROG,
+# start it with ARGs and its stdout in $tmp/layout, set $target_pid, and
+# wait up to TRIES times STEP seconds for it to write its layout there.
+spawn_target() {
+	spawn_prog=$1 spawn_tries=$2 spawn_step=$3
+	shift 3
+	${CC:-cc} -O2 -o "$tmp/$spawn_prog" "$tmp/target.c" 2> "$tmp/err" ||
+		return 1
+	"$tmp/$spawn_prog" "$@" > "$tmp/layout" &
+	target_pid=$!
+	i=0
+	while [ ! -s "$tmp/layout" ] && [ $i -lt "$spawn_tries" ]; do
+		sleep "$spawn_step"
+		i=$((i + 1))
+	done
 }

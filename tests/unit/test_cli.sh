@@ -9,15 +9,8 @@
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
-fix=$here/fixtures
+. "$here/tap.sh"
 
-if [ -z "${PMAPS:-}" ]; then
-	make -s -C "$top/userspace" >&2 || { echo "Bail out! make failed"; exit 1; }
-	PMAPS=$top/userspace/pmaps
-fi
-
-tmp=$(mktemp -d)
 target_pid=
 cleanup() {
 	[ -n "$target_pid" ] && kill "$target_pid" 2>/dev/null
@@ -27,7 +20,6 @@ trap cleanup EXIT
 trap 'exit 1' HUP INT TERM
 
 tab=$(printf '\t')
-. "$here/tap.sh"
 
 usage_hint="Try 'pmaps --help' for more information."
 
@@ -369,16 +361,8 @@ int main(int argc, char **argv)
 EOF
 
 start_target() {
-	${CC:-cc} -O2 -o "$tmp/$name" "$tmp/target.c" 2> "$tmp/err" ||
-		return 1
 	head -c 16384 /dev/urandom > "$tmp/data"
-	"$tmp/$name" "$tmp/data" > "$tmp/layout" &
-	target_pid=$!
-	i=0
-	while [ ! -s "$tmp/layout" ] && [ $i -lt 100 ]; do
-		sleep 0.05
-		i=$((i + 1))
-	done
+	spawn_target "$name" 100 0.05 "$tmp/data" || return 1
 	read -r anon file psize < "$tmp/layout" || return 1
 }
 

@@ -9,20 +9,11 @@
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
-fix=$here/fixtures/core
-gold=$here/golden
+. "$here/tap.sh"
+fix=$fix/core
 
-if [ -z "${PMAPS:-}" ]; then
-	make -s -C "$top/userspace" >&2 || { echo "Bail out! make failed"; exit 1; }
-	PMAPS=$top/userspace/pmaps
-fi
-
-tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 1' HUP INT TERM
-
-. "$here/tap.sh"
 
 usage_hint="Try 'pmaps core --help' for more information."
 
@@ -51,13 +42,13 @@ cd "$fix" || exit 1
 # ---- good cores ----
 
 run "$PMAPS" core good.core
-expect good_text 0 "$gold/core-good.text" ""
+expect good_text 0 "$golden/core-good.text" ""
 
 run "$PMAPS" core --tsv good.core
-expect good_tsv 0 "$gold/core-good.tsv" ""
+expect good_tsv 0 "$golden/core-good.tsv" ""
 
 run "$PMAPS" core --json good.core
-expect good_json 0 "$gold/core-good.json" ""
+expect good_json 0 "$golden/core-good.json" ""
 if ! command -v python3 > /dev/null; then
 	skip good_json_parses "no python3"
 else
@@ -75,16 +66,16 @@ sys.exit(not (core["mapped"] == sum(m["size"] for m in maps) and
 fi
 
 run "$PMAPS" core small.core
-expect small_text 0 "$gold/core-small.text" ""
+expect small_text 0 "$golden/core-small.text" ""
 
 # More than 65534 program headers are counted in section header 0.
 run "$PMAPS" core xnum.core
 sed 's/^xnum\.core:/small.core:/' "$tmp/out" > "$tmp/xnum"
 cp "$tmp/xnum" "$tmp/out"
-expect xnum_reads_count_from_section_header 0 "$gold/core-small.text" ""
+expect xnum_reads_count_from_section_header 0 "$golden/core-small.text" ""
 
 run "$PMAPS" core no-nt-file.core
-expect no_nt_file_loads_only 0 "$gold/core-no-nt-file.text" ""
+expect no_nt_file_loads_only 0 "$golden/core-no-nt-file.text" ""
 
 # e_phnum 0: a valid, empty core (a NULL array once reached qsort()).
 run "$PMAPS" core no-phdrs.core
@@ -98,11 +89,11 @@ total KiB                              0        0
 # ---- cut short: shown as far as it goes, exit 2 ----
 
 run "$PMAPS" core truncated.core
-expect truncated_data 2 "$gold/core-truncated.text" \
+expect truncated_data 2 "$golden/core-truncated.text" \
 	"pmaps core: truncated.core: truncated: the file has 18432 bytes, its program headers describe 32768 (RLIMIT_CORE, ulimit -c, may have cut it)"
 
 run "$PMAPS" core cut-notes.core
-expect truncated_in_notes 2 "$gold/core-cut-notes.text" \
+expect truncated_in_notes 2 "$golden/core-cut-notes.text" \
 	"pmaps core: cut-notes.core: truncated: the file has 864 bytes, its program headers describe 8192 (RLIMIT_CORE, ulimit -c, may have cut it)"
 
 # ---- malformed: a bad NT_FILE leaves the PT_LOAD segments ----
@@ -112,7 +103,7 @@ no_nt_file_like() {
 	run "$PMAPS" core "$2"
 	sed "s/^$2:/no-nt-file.core:/" "$tmp/out" > "$tmp/renamed"
 	cp "$tmp/renamed" "$tmp/out"
-	expect "$1" 2 "$gold/core-no-nt-file.text" "pmaps core: $2: $3"
+	expect "$1" 2 "$golden/core-no-nt-file.text" "pmaps core: $2: $3"
 }
 
 no_nt_file_like bad_note_size bad-note-size.core \
@@ -176,7 +167,7 @@ expect_text directory 1 "" \
 
 # Every file shown that can be, the worst status returned.
 run "$PMAPS" core no-such.core small.core exec.core
-expect worst_status_of_several 2 "$gold/core-small.text" \
+expect worst_status_of_several 2 "$golden/core-small.text" \
 	"pmaps core: no-such.core: No such file or directory
 pmaps core: exec.core: expected an ELF core file (e_type ET_CORE), got ET_EXEC"
 

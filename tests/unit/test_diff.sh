@@ -15,20 +15,10 @@
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
-fix=$here/fixtures
-golden=$here/golden
+. "$here/tap.sh"
 
-if [ -z "${PMAPS:-}" ]; then
-	make -s -C "$top/userspace" >&2 || { echo "Bail out! make failed"; exit 1; }
-	PMAPS=$top/userspace/pmaps
-fi
-
-tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 1' HUP INT TERM
-
-. "$here/tap.sh"
 
 # expect_error NAME STDERR-TEXT: exit 2, nothing on stdout
 expect_error() {

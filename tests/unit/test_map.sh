@@ -8,16 +8,8 @@
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
-fix=$here/fixtures
-golden=$here/golden
+. "$here/tap.sh"
 
-if [ -z "${PMAPS:-}" ]; then
-	make -s -C "$top/userspace" >&2 || { echo "Bail out! make failed"; exit 1; }
-	PMAPS=$top/userspace/pmaps
-fi
-
-tmp=$(mktemp -d)
 target_pid=
 cleanup() {
 	[ -n "$target_pid" ] && kill "$target_pid" 2>/dev/null
@@ -25,8 +17,6 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 1' HUP INT TERM
-
-. "$here/tap.sh"
 
 usage_hint="Try 'pmaps map --help' for more information."
 # The picture's rows of a VMA: the lines after its header, up to the next.
@@ -347,15 +337,7 @@ int main(void)
 EOF
 
 start_target() {
-	${CC:-cc} -O2 -o "$tmp/map-target" "$tmp/target.c" 2> "$tmp/err" ||
-		return 1
-	"$tmp/map-target" > "$tmp/layout" &
-	target_pid=$!
-	i=0
-	while [ ! -s "$tmp/layout" ] && [ $i -lt 200 ]; do
-		sleep 0.05
-		i=$((i + 1))
-	done
+	spawn_target map-target 200 0.05 || return 1
 	read -r anon thp < "$tmp/layout"
 }
 

@@ -13,16 +13,8 @@
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
-fix=$here/fixtures
-golden=$here/golden
+. "$here/tap.sh"
 
-if [ -z "${PMAPS:-}" ]; then
-	make -s -C "$top/userspace" >&2 || { echo "Bail out! make failed"; exit 1; }
-	PMAPS=$top/userspace/pmaps
-fi
-
-tmp=$(mktemp -d)
 # a private tmux server, whose socket goes with $tmp
 sock=$tmp/tmux.sock
 target_pid=
@@ -39,8 +31,6 @@ trap 'exit 1' HUP INT TERM
 # 0.1 s apart: 30 s for pmaps, 5 min for pmaps under valgrind
 polls=300
 grep -qs valgrind "$PMAPS" && polls=3000
-
-. "$here/tap.sh"
 
 usage_hint="Try 'pmaps top --help' for more information."
 
@@ -389,15 +379,7 @@ int main(void)
 EOF
 
 start_target() {
-	${CC:-cc} -O2 -o "$tmp/top-target" "$tmp/target.c" 2> "$tmp/err" ||
-		return 1
-	"$tmp/top-target" > "$tmp/layout" &
-	target_pid=$!
-	i=0
-	while [ ! -s "$tmp/layout" ] && [ $i -lt $polls ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
+	spawn_target top-target "$polls" 0.1 || return 1
 	read -r anon more psize < "$tmp/layout" || return 1
 }
 

@@ -9,16 +9,8 @@
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
-fix=$here/fixtures
-golden=$here/golden
+. "$here/tap.sh"
 
-if [ -z "${PMAPS:-}" ]; then
-	make -s -C "$top/userspace" >&2 || { echo "Bail out! make failed"; exit 1; }
-	PMAPS=$top/userspace/pmaps
-fi
-
-tmp=$(mktemp -d)
 target_pid=
 watch_pid=
 cleanup() {
@@ -28,8 +20,6 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 1' HUP INT TERM
-
-. "$here/tap.sh"
 
 # frame N [FILE]: the lines of frame N
 frame() {

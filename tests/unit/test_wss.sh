@@ -10,14 +10,8 @@
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
+. "$here/tap.sh"
 
-if [ -z "${PMAPS:-}" ]; then
-	make -s -C "$top/userspace" >&2 || { echo "Bail out! make failed"; exit 1; }
-	PMAPS=$top/userspace/pmaps
-fi
-
-tmp=$(mktemp -d)
 target_pid=
 wss_pid=
 cleanup() {
@@ -27,8 +21,6 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 1' HUP INT TERM
-
-. "$here/tap.sh"
 
 hint="Try 'pmaps wss --help' for more information."
 pid_max=$(cat /proc/sys/kernel/pid_max)
@@ -142,15 +134,7 @@ int main(void)
 EOF
 
 start_target() {
-	${CC:-cc} -O2 -o "$tmp/wss-target" "$tmp/target.c" 2> "$tmp/err" ||
-		return 1
-	"$tmp/wss-target" > "$tmp/layout" &
-	target_pid=$!
-	i=0
-	while [ ! -s "$tmp/layout" ] && [ $i -lt 100 ]; do
-		sleep 0.05
-		i=$((i + 1))
-	done
+	spawn_target wss-target 100 0.05 || return 1
 	read -r lo hi ws_pages < "$tmp/layout"
 }
 
