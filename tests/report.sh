@@ -103,4 +103,4 @@ for suite in unit-asan unit-valgrind; do
 	echo
 done
 echo
-echo "Whole run: $(tail -n 1 "$log")."
+echo "Whole run: $(tail -n 1 "$log"), $(tail -n 2 "$log" | head -n 1)."
