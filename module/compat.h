@@ -109,6 +109,47 @@ static inline int pmaps_page_mapcount(struct folio *folio, struct page *page)
 #endif
 
 /*
+ * v6.14, "Pass parent directory inode and expected name to
+ * ->d_revalidate()": before, ->d_revalidate() got the dentry alone.
+ * PMAPS_D_REVALIDATE(fn) names what goes into dentry_operations for an fn
+ * written to the new signature; older kernels get a wrapper that passes
+ * the dentry's own name (the callers here never need the directory).
+ */
+#ifdef HAVE_D_REVALIDATE_DIR
+#define PMAPS_D_REVALIDATE(fn)	fn
+#else
+#define PMAPS_D_REVALIDATE(fn)	fn##_dentry_only
+#define PMAPS_DEFINE_D_REVALIDATE(fn)					\
+static int fn##_dentry_only(struct dentry *dentry, unsigned int flags)	\
+{									\
+	return fn(NULL, &dentry->d_name, dentry, flags);		\
+}
+#endif
+
+/*
+ * v6.17, "new helper: set_default_d_op()": the superblock's default
+ * dentry operations are set through a helper, and sb->s_d_op is gone.
+ */
+#ifndef HAVE_SET_DEFAULT_D_OP
+static inline void set_default_d_op(struct super_block *sb,
+				    const struct dentry_operations *ops)
+{
+	sb->s_d_op = ops;
+}
+#endif
+
+/*
+ * v6.18, "fs: rename generic_delete_inode() and generic_drop_inode()":
+ * the ->drop_inode that always drops is inode_just_drop().
+ */
+#ifndef HAVE_INODE_JUST_DROP
+static inline int inode_just_drop(struct inode *inode)
+{
+	return generic_delete_inode(inode);
+}
+#endif
+
+/*
  * v6.7, "fs: new accessor methods for atime and mtime": inode timestamps
  * are set through helpers.
  */
