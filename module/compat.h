@@ -150,6 +150,19 @@ static inline int inode_just_drop(struct inode *inode)
 #endif
 
 /*
+ * v6.12, "mm: introduce ARCH_SUPPORTS_HUGE_PFNMAP and special bits to
+ * pmd/pud": a huge pfn map has the special bit, as special ptes do.
+ * Before, only VM_PFNMAP and VM_MIXEDMAP VMAs held huge pfn maps; the walk
+ * skips the first and asks pfn_valid() in the second.
+ */
+#ifndef HAVE_PMD_SPECIAL
+static inline bool pmd_special(pmd_t pmd)
+{
+	return false;
+}
+#endif
+
+/*
  * v6.7, "fs: new accessor methods for atime and mtime": inode timestamps
  * are set through helpers.
  */
