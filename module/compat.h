@@ -85,17 +85,47 @@ static inline const struct inode *file_user_inode(const struct file *file)
 #endif
 
 /*
- * v6.12, "fs/proc: move page_mapcount() to fs/proc/internal.h": the precise
- * per-page mapcount that /proc/kpagecount reports left the public API.  It
- * is rebuilt here from the folio helpers; older kernels still export it as
- * page_mapcount().
+ * The mapcount of a range line is what /proc/kpagecount reports for the
+ * page (Documentation/pmaps_ext.rst, "Mapcount").
+ *
+ * v6.15, "mm: CONFIG_NO_PAGE_MAPCOUNT to prepare for not maintain
+ * per-page mapcounts in large folios": with that option a large folio
+ * keeps no per-page mapcount, and /proc/kpagecount reports the folio's
+ * average page mapcount, folio_average_page_mapcount() of mm/internal.h,
+ * rebuilt here from the public folio helpers.  It is at least 1 for a
+ * mapped folio.
  */
-#ifdef HAVE_PAGE_MAPCOUNT
+#ifdef CONFIG_NO_PAGE_MAPCOUNT
+static inline int pmaps_page_mapcount(struct folio *folio, struct page *page)
+{
+	int mapcount, entire_mapcount, average;
+
+	if (!folio_test_large(folio))
+		return atomic_read(&folio->_mapcount) + 1;
+	mapcount = folio_large_mapcount(folio);
+	if (mapcount <= 0)
+		return 0;
+	entire_mapcount = folio_entire_mapcount(folio);
+	if (mapcount <= entire_mapcount)
+		return entire_mapcount;
+	mapcount -= entire_mapcount;
+	/* rounded to the nearest integer, but at least 1 */
+	average = ((unsigned int)mapcount + folio_large_nr_pages(folio) / 2) >>
+		  folio_large_order(folio);
+	return max_t(int, average + entire_mapcount, 1);
+}
+#elif defined(HAVE_PAGE_MAPCOUNT)
+/* Before v6.12, the precise per-page mapcount was page_mapcount(). */
 static inline int pmaps_page_mapcount(struct folio *folio, struct page *page)
 {
 	return page_mapcount(page);
 }
 #else
+/*
+ * v6.12, "fs/proc: move page_mapcount() to fs/proc/internal.h": the
+ * precise per-page mapcount, folio_precise_page_mapcount() there, left
+ * the public API.  It is rebuilt here from the folio helpers.
+ */
 static inline int pmaps_page_mapcount(struct folio *folio, struct page *page)
 {
 	int mapcount = atomic_read(&page->_mapcount) + 1;
