@@ -205,8 +205,8 @@ static inline bool pmd_special(pmd_t pmd)
 #define pmaps_vma_unlock	vma_end_read
 #else
 #define PMAPS_HAVE_VMA_LOCKS	0
-static inline struct vm_area_struct *pmaps_vma_trylock(struct mm_struct *mm,
-							unsigned long addr)
+static inline struct vm_area_struct *
+pmaps_vma_trylock(struct mm_struct *mm, unsigned long addr)
 {
 	return NULL;
 }
