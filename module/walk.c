@@ -73,12 +73,18 @@ enum pmaps_step {
 	PMAPS_PMD_CHANGED,		/* the pmd changed under us: reread it */
 };
 
-/* File VMAs count in file pages, anonymous ones in virtual pages. */
+/*
+ * File VMAs count in file pages, anonymous ones in virtual pages.  Base
+ * pages in both, whatever the VMA: before v6.7 ("mm/filemap: remove
+ * hugetlb special casing in filemap.c") linear_page_index() counted a
+ * hugetlb VMA in huge pages, so the offset is computed here as the
+ * documentation gives it.
+ */
 static unsigned long pmaps_page_index(struct vm_area_struct *vma,
 				      unsigned long addr)
 {
 	if (vma->vm_file)
-		return linear_page_index(vma, addr);
+		return vma->vm_pgoff + ((addr - vma->vm_start) >> PAGE_SHIFT);
 	return addr >> PAGE_SHIFT;
 }
 
