@@ -11,6 +11,7 @@
 #define PMAPS_EXT_COMPAT_H
 
 #include <linux/fs.h>
+#include <linux/hugetlb.h>
 #include <linux/mm.h>
 #include <linux/pgtable.h>
 
@@ -46,6 +47,18 @@ static inline pud_t pudp_get(pud_t *pudp)
 {
 	return READ_ONCE(*pudp);
 }
+#endif
+
+/*
+ * v6.11, "mm: provide mm_struct and address to huge_ptep_get()": before,
+ * huge_ptep_get() took the entry alone.  The macro calls the one-argument
+ * function (a macro does not expand itself again); linux/hugetlb.h,
+ * included above, declared it before the macro existed.  mm and addr are
+ * still evaluated, so they count as used.
+ */
+#ifndef HAVE_HUGE_PTEP_GET_MM
+#define huge_ptep_get(mm, addr, ptep)	\
+	((void)(mm), (void)(addr), huge_ptep_get(ptep))
 #endif
 
 /*

@@ -5,9 +5,12 @@
  * walk_page_range() and vm_normal_page() are not exported to modules, so
  * this descends pgd/p4d/pud/pmd/pte itself with inline helpers, under the
  * mmap read lock taken by the seq_file ->start.  Each PTE table is read
- * under its page-table lock, and a PMD-mapped THP under the pmd lock, so a
- * page's flags and mapcount are read together.
+ * under its page-table lock, a PMD-mapped THP under the pmd lock, and a
+ * hugetlb entry under huge_pte_lock(), so a page's flags and mapcount are
+ * read together.
  */
+#include <linux/fs.h>
+#include <linux/hugetlb.h>
 #include <linux/mm.h>
 #include <linux/pagemap.h>
 #include <linux/pgtable.h>
@@ -73,12 +76,18 @@ enum pmaps_step {
 	PMAPS_PMD_CHANGED,		/* the pmd changed under us: reread it */
 };
 
-/* File VMAs count in file pages, anonymous ones in virtual pages. */
+/*
+ * File VMAs count in file pages, anonymous ones in virtual pages.  Base
+ * pages in both, whatever the VMA: before v6.7 ("mm/filemap: remove
+ * hugetlb special casing in filemap.c") linear_page_index() counted a
+ * hugetlb VMA in huge pages, so the offset is computed here as the
+ * documentation gives it.
+ */
 static unsigned long pmaps_page_index(struct vm_area_struct *vma,
 				      unsigned long addr)
 {
 	if (vma->vm_file)
-		return linear_page_index(vma, addr);
+		return vma->vm_pgoff + ((addr - vma->vm_start) >> PAGE_SHIFT);
 	return addr >> PAGE_SHIFT;
 }
 
@@ -137,24 +146,31 @@ static bool pmaps_end_range(struct pmaps_walk *walk, unsigned long addr)
 	return false;
 }
 
-static bool pmaps_add_page(struct pmaps_walk *walk, unsigned long addr,
-			   unsigned int flags, int mapcount)
+/* @nr pages from @addr on, all alike. */
+static bool pmaps_add_pages(struct pmaps_walk *walk, unsigned long addr,
+			    unsigned long nr, unsigned int flags, int mapcount)
 {
 	struct pmaps_range *range = &walk->range;
 
 	if (range->nr_pages &&
 	    addr == range->start + (range->nr_pages << PAGE_SHIFT) &&
 	    flags == range->flags && mapcount == range->mapcount) {
-		range->nr_pages++;
+		range->nr_pages += nr;
 		return true;
 	}
 	if (!pmaps_end_range(walk, addr))
 		return false;
 	range->start = addr;
-	range->nr_pages = 1;
+	range->nr_pages = nr;
 	range->flags = flags;
 	range->mapcount = mapcount;
 	return true;
+}
+
+static bool pmaps_add_page(struct pmaps_walk *walk, unsigned long addr,
+			   unsigned int flags, int mapcount)
+{
+	return pmaps_add_pages(walk, addr, 1, flags, mapcount);
 }
 
 static enum pmaps_step pmaps_hole(struct pmaps_walk *walk, unsigned long addr)
@@ -463,6 +479,182 @@ static enum pmaps_step pmaps_walk_p4ds(struct pmaps_walk *walk, pgd_t *pgdp,
 	return PMAPS_CONTINUE;
 }
 
+#ifdef CONFIG_HUGETLB_PAGE
+/*
+ * hugetlb VMAs.  A hugetlb folio is mapped whole, by one entry that
+ * hugetlb calls a pte: on x86-64 the pmd of a 2 MiB page, the pud of a
+ * 1 GiB page.  huge_pte_offset(), hugetlb_walk() and walk_page_range()
+ * are not exported, so the entries are found as huge_pte_offset() finds
+ * them, and each is read under huge_pte_lock() with huge_ptep_get(), as
+ * pagemap_hugetlb_range() in fs/proc/task_mmu.c reads it.
+ */
+
+/*
+ * The entry of the huge page at @addr, as huge_pte_offset() finds it.  In
+ * *next the end (at most @end) of the table that holds it: the entries of
+ * the huge pages up to there follow it.  NULL when a table above it is
+ * missing; *next is then the end of what that table would map.
+ */
+static pte_t *pmaps_huge_pte_offset(struct mm_struct *mm, unsigned long addr,
+				    unsigned long sz, unsigned long end,
+				    unsigned long *next)
+{
+	pgd_t *pgdp = pgd_offset(mm, addr);
+	p4d_t *p4dp;
+	pud_t *pudp;
+	pud_t pud;
+
+	*next = pgd_addr_end(addr, end);
+	if (!pgd_present(pgdp_get(pgdp)))
+		return NULL;
+	p4dp = p4d_offset(pgdp, addr);
+	*next = p4d_addr_end(addr, end);
+	if (!p4d_present(p4dp_get(p4dp)))
+		return NULL;
+	pudp = pud_offset(p4dp, addr);
+	if (sz == PUD_SIZE)
+		return (pte_t *)pudp;
+	*next = pud_addr_end(addr, end);
+	/* One read: the pmd table is found from the pud value checked. */
+	pud = pudp_get(pudp);
+	if (!pud_present(pud))
+		return NULL;
+	return (pte_t *)pmd_offset(&pud, addr);
+}
+
+/* The huge page mapped by *@ptep; [@addr, @end) lies inside it. */
+static enum pmaps_step pmaps_walk_huge_pte(struct pmaps_walk *walk,
+					   struct hstate *h, pte_t *ptep,
+					   unsigned long addr, unsigned long end)
+{
+	struct mm_struct *mm = walk->vma->vm_mm;
+	enum pmaps_step step = PMAPS_CONTINUE;
+	struct folio *folio;
+	struct page *page;
+	unsigned int flags;
+	spinlock_t *ptl;	/* the lock of the entry's table */
+	pte_t pte;
+
+	ptl = huge_pte_lock(h, mm, ptep);
+	pte = huge_ptep_get(mm, addr, ptep);
+	/* Not present: migration and hwpoison entries, and uffd markers. */
+	if (!pte_present(pte)) {
+		step = pmaps_hole(walk, addr);
+		goto unlock;
+	}
+
+	folio = page_folio(pte_page(pte));
+	flags = pmaps_folio_flags(folio);
+	if (pte_young(pte))
+		flags |= BIT(PMAPS_F_YOUNG);
+	if (huge_pte_dirty(pte))
+		flags |= BIT(PMAPS_F_PTE_DIRTY);
+	/*
+	 * The folio is only ever mapped whole, by entries like this one, so
+	 * every page of it has the same mapcount: the entire mapcount, on
+	 * each kernel's kpagecount.  One page answers for all, which keeps a
+	 * 1 GiB page from costing 262144 struct page reads under the lock.
+	 */
+	page = folio_page(folio, (addr & ~huge_page_mask(h)) >> PAGE_SHIFT);
+	if (!pmaps_add_pages(walk, addr, (end - addr) >> PAGE_SHIFT, flags,
+			     pmaps_page_mapcount(folio, page)))
+		step = PMAPS_RECORD_FULL;
+unlock:
+	spin_unlock(ptl);
+	return step;
+}
+
+/* The entries of one table from @ptep on, for [@addr, @end). */
+static enum pmaps_step pmaps_walk_huge_ptes(struct pmaps_walk *walk,
+					    struct hstate *h, pte_t *ptep,
+					    unsigned long addr,
+					    unsigned long end)
+{
+	struct mm_struct *mm = walk->vma->vm_mm;
+	unsigned int shift = huge_page_shift(h);
+	enum pmaps_step step;
+	unsigned long next, nr;
+
+	do {
+		if (huge_pte_none(huge_ptep_get(mm, addr, ptep))) {
+			/*
+			 * Skip the run of empty entries whole, read without
+			 * the lock as pmaps_walk_pmds() reads empty pmds.
+			 */
+			nr = ((end - 1) >> shift) - (addr >> shift) + 1;
+			nr = max(pmaps_zero_entries(ptep, nr, sizeof(*ptep)),
+				 1UL);
+			if (pmaps_hole(walk, addr) == PMAPS_RECORD_FULL)
+				return PMAPS_RECORD_FULL;
+			next = ((addr >> shift) + nr) << shift;
+			ptep += nr;
+			continue;
+		}
+		next = ((addr >> shift) + 1) << shift;
+		step = pmaps_walk_huge_pte(walk, h, ptep, addr, min(next, end));
+		if (step == PMAPS_RECORD_FULL)
+			return step;
+		/* Per populated entry, as pagemap_hugetlb_range() does. */
+		cond_resched();
+		ptep++;
+	} while (addr = min(next, end), addr != end);
+	return PMAPS_CONTINUE;
+}
+
+/*
+ * Mainline walks hugetlb entries under hugetlb_vma_lock_read(), which is
+ * not exported.  What it guards against is PMD sharing: shared mappings of
+ * a hugetlbfs file share pmd tables between processes
+ * (CONFIG_HUGETLB_PMD_PAGE_TABLE_SHARING), and huge_pmd_unshare() clears
+ * a process's pud under that process's locks only; once the last sharer
+ * unshares, the table is freed, while this walk may be reading it under
+ * the target's mmap lock.  huge_pmd_unshare() (and huge_pmd_unshare_flush())
+ * require the mapping's i_mmap_rwsem held for write, on 6.1 as on 7.x
+ * (i_mmap_assert_write_locked() in mm/hugetlb.c).  Holding it for read
+ * here therefore keeps every pud of the VMA pointing at the table it
+ * points at, and that table alive: the second way the comment above
+ * huge_pte_offset() gives to walk safely, and one hugetlb_walk() accepts
+ * under lockdep.  Sharing a table (huge_pmd_share()) only fills an empty
+ * pud, under i_mmap_rwsem read too, and the walk reads each pud once.
+ * Private mappings never share tables and the mmap lock would do; they
+ * take the same lock, for one rule.  Order, as in mm/rmap.c: mmap_lock,
+ * i_mmap_rwsem, then the page-table lock; nothing sleeps under the last.
+ */
+static enum pmaps_step pmaps_walk_hugetlb(struct pmaps_walk *walk,
+					  unsigned long addr, unsigned long end)
+{
+	struct vm_area_struct *vma = walk->vma;
+	struct address_space *mapping = vma->vm_file->f_mapping;
+	struct hstate *h = hstate_vma(vma);
+	unsigned long sz = huge_page_size(h), next;
+	enum pmaps_step step;
+	pte_t *ptep;
+
+	/* The sizes huge_pte_offset() knows, the only ones on x86-64. */
+	if (sz != PMD_SIZE && sz != PUD_SIZE)
+		return PMAPS_CONTINUE;
+
+	i_mmap_lock_read(mapping);
+	do {
+		ptep = pmaps_huge_pte_offset(vma->vm_mm, addr, sz, end, &next);
+		if (ptep)
+			step = pmaps_walk_huge_ptes(walk, h, ptep, addr, next);
+		else
+			step = pmaps_hole(walk, addr);
+		if (step == PMAPS_RECORD_FULL)
+			break;
+	} while (addr = next, addr != end);
+	i_mmap_unlock_read(mapping);
+	return step;
+}
+#else
+static enum pmaps_step pmaps_walk_hugetlb(struct pmaps_walk *walk,
+					  unsigned long addr, unsigned long end)
+{
+	return PMAPS_CONTINUE;
+}
+#endif /* CONFIG_HUGETLB_PAGE */
+
 unsigned long pmaps_show_ranges(struct seq_file *m, struct vm_area_struct *vma,
 				unsigned long addr)
 {
@@ -472,9 +664,16 @@ unsigned long pmaps_show_ranges(struct seq_file *m, struct vm_area_struct *vma,
 	unsigned long next;
 	pgd_t pgd;
 
-	/* No normal pages (PFN and I/O maps), or a walk of its own (hugetlb). */
-	if (vma->vm_flags & (VM_PFNMAP | VM_IO | VM_HUGETLB))
+	/* No normal pages: PFN and I/O maps. */
+	if (vma->vm_flags & (VM_PFNMAP | VM_IO))
 		return end;
+
+	if (is_vm_hugetlb_page(vma)) {
+		if (pmaps_walk_hugetlb(&walk, addr, end) == PMAPS_RECORD_FULL)
+			return walk.resume;
+		pmaps_end_range(&walk, end);
+		return end;
+	}
 
 	pgdp = pgd_offset(vma->vm_mm, addr);
 	do {

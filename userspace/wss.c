@@ -375,9 +375,11 @@ static int cmp_idle_page(const void *a, const void *b)
 
 /*
  * The VMAs of the process and, in *pages, every resident page with its
- * PFN and VMA, sorted by PFN.  VMAs without struct pages (pf, io, hugetlb)
- * are left out, as the pagemap source does; the shared zero page is not
- * on an LRU list, cannot be marked idle, and so counts as untracked.
+ * PFN and VMA, sorted by PFN.  VMAs without struct pages (pf, io) are left
+ * out, as the pagemap source does, and so are hugetlb pages, which smaps
+ * leaves out of Rss and idle tracking cannot mark (they are on no LRU
+ * list); the shared zero page cannot be marked idle either, and so counts
+ * as untracked.
  */
 static int idle_scan(struct wss *w, struct result *r, struct idle_page **pages,
 		     size_t *nr)

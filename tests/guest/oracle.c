@@ -536,6 +536,13 @@ static int test_oracle_self(struct text *t)
 #define COW_PAGES	16
 #define SHARED_PAGES	8
 #define THP_SIZE	(2UL << 20)
+#define HUGE_SIZE	(2UL << 20)	/* x86-64's default hugetlb size */
+#define CHILD_HUGE	3		/* huge pages the child maps */
+#define NR_HUGEPAGES	"/proc/sys/vm/nr_hugepages"
+
+#ifndef MFD_HUGETLB
+#define MFD_HUGETLB	4U
+#endif
 
 static void touch(volatile char *p, size_t pages, int write)
 {
@@ -606,12 +613,43 @@ static void map_thp(void)
 }
 
 /*
+ * hugetlb: two private 2 MiB pages, the first written, the second only
+ * read (hugetlb has no zero page), and a written page of a hugetlb memfd
+ * mapped shared.  The pool may have no room, and then there are none.
+ */
+static void map_hugetlb(void)
+{
+	volatile char *priv, *shm = MAP_FAILED;
+	int fd, n = 0;
+
+	priv = mmap(NULL, 2 * HUGE_SIZE, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+	if (priv != MAP_FAILED) {
+		priv[0] = 1;
+		(void)priv[HUGE_SIZE];
+		n += 2;
+	}
+	fd = memfd_create("pmaps_oracle_huge", MFD_CLOEXEC | MFD_HUGETLB);
+	if (fd >= 0 && !ftruncate(fd, HUGE_SIZE))
+		shm = mmap(NULL, HUGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
+			   fd, 0);
+	if (shm != MAP_FAILED) {
+		shm[0] = 1;
+		n++;
+	}
+	if (fd >= 0)
+		close(fd);
+	tap_diag("child: %d hugetlb pages mapped", n);
+}
+
+/*
  * The child's layout, in pages:
  *  - anon: 64 pages without THP, 0-9 and 20-29 written, 5-6 dropped;
  *  - 8 anon pages only read: the zero page, which neither side lists;
  *  - a 16-page memfd: shared from page 4 and read, private from page 0
  *    with pages 0, 1 and 8 written (anonymous COW pages in a file VMA);
  *  - the executable, read; THP areas; written pages made PROT_NONE;
+ *  - hugetlb pages, private and shared, if the pool has room;
  *  - the parent's COW and shared anonymous pages, also mapped by a
  *    grandchild: mapcount 3, or 1 for the COW pages the child rewrote.
  */
@@ -648,6 +686,7 @@ static void child_main(int wfd, volatile char *cow)
 
 	map_exe();
 	map_thp();
+	map_hugetlb();
 
 	none = map_anon(CHILD_NONE * psize, PROT_READ | PROT_WRITE,
 			MAP_PRIVATE);
@@ -694,6 +733,62 @@ static int stop(pid_t pid, int wait)
 	return 0;
 }
 
+/* The hugetlb pool's size before the child grew it, or -1. */
+static long huge_pool_old = -1;
+
+static long read_number(int fd)
+{
+	char buf[32];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return strtol(buf, NULL, 10);
+}
+
+static void write_number(int fd, long v)
+{
+	char buf[32];
+	int n = snprintf(buf, sizeof(buf), "%ld", v);
+
+	if (pwrite(fd, buf, (size_t)n, 0) != n)
+		tap_diag("child: writing %s: %s", NR_HUGEPAGES,
+			 strerror(errno));
+}
+
+/* Room for the child's huge pages; without it, the child maps none. */
+static void huge_pool_grow(void)
+{
+	int fd = open(NR_HUGEPAGES, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0) {
+		tap_diag("child: no %s: no hugetlb pages compared",
+			 NR_HUGEPAGES);
+		return;
+	}
+	huge_pool_old = read_number(fd);
+	if (huge_pool_old >= 0)
+		write_number(fd, huge_pool_old + CHILD_HUGE);
+	if (read_number(fd) < huge_pool_old + CHILD_HUGE)
+		tap_diag("child: the hugetlb pool has no room: no hugetlb pages compared");
+	close(fd);
+}
+
+/* Once the child and grandchild are gone, with their huge pages. */
+static void huge_pool_restore(void)
+{
+	int fd;
+
+	if (huge_pool_old < 0)
+		return;
+	fd = open(NR_HUGEPAGES, O_WRONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		write_number(fd, huge_pool_old);
+		close(fd);
+	}
+}
+
 static int test_oracle_child(struct text *t)
 {
 	volatile char *cow, *shared;
@@ -714,6 +809,7 @@ static int test_oracle_child(struct text *t)
 	touch(shared, SHARED_PAGES, 1);
 	/* the grandchild comes back to us when the child dies */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	huge_pool_grow();
 
 	pid = fork();
 	if (pid < 0) {
@@ -744,6 +840,7 @@ static int test_oracle_child(struct text *t)
 		if (gc > 0)
 			waitpid(gc, NULL, 0);
 	}
+	huge_pool_restore();
 	close(p[0]);
 	munmap((void *)cow, COW_PAGES * psize);
 	munmap((void *)shared, SHARED_PAGES * psize);

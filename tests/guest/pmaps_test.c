@@ -1343,70 +1343,400 @@ static enum outcome test_pid_namespace(void)
 	return ok ? PASS : FAIL;
 }
 
-/* hugetlb VMAs are listed with their header and no ranges. */
-static enum outcome test_hugetlb_skipped(void)
+/* ---- hugetlb ---- */
+
+#ifndef MAP_HUGE_SHIFT
+#define MAP_HUGE_SHIFT		26
+#endif
+#ifndef MFD_HUGETLB
+#define MFD_HUGETLB		4U
+#endif
+/* MAP_HUGE_* and MFD_HUGE_* both hold log2 of the size from bit 26 on. */
+#define HUGE_SIZE_FLAG(shift)	((unsigned int)(shift) << MAP_HUGE_SHIFT)
+#define HUGE_2M_FLAG		HUGE_SIZE_FLAG(21)
+#define HUGE_1G_FLAG		HUGE_SIZE_FLAG(30)
+#define GIGA_SIZE		(1UL << 30)
+
+/* A pool of huge pages of one size, and its size before the test. */
+struct huge_pool {
+	char nr_path[128];
+	char old[32];
+};
+
+static long read_long(const char *path)
 {
-	static const char nr_path[] = "/proc/sys/vm/nr_hugepages";
-	char old[32] = "0", now[32] = "";
-	const struct pmaps_vma *vma = NULL;
-	struct text saved = { 0 };
-	struct pmaps_map map;
-	enum outcome result = FAIL;
-	uint64_t entry = 0;
-	char *area;
-	size_t i;
-	int fd;
+	struct text t = { 0 };
+	long v = -1;
 
-	if (read_path_text(nr_path, READ_CHUNK, &saved))
-		return skip("no %s: the kernel has no hugetlb", nr_path);
-	snprintf(old, sizeof(old), "%.*s", (int)first_line_len(&saved),
-		 saved.data);
-	text_free(&saved);
-	if (write_string(nr_path, "1"))
-		return FAIL;
-	read_path_text(nr_path, READ_CHUNK, &saved);
-	snprintf(now, sizeof(now), "%.*s", (int)first_line_len(&saved),
-		 saved.data ? saved.data : "");
-	text_free(&saved);
-	if (strtol(now, NULL, 10) < 1) {
-		write_string(nr_path, old);
-		return skip("no huge page could be reserved");
+	if (!read_path_text(path, READ_CHUNK, &t) && t.len)
+		v = strtol(t.data, NULL, 10);
+	text_free(&t);
+	return v;
+}
+
+/*
+ * Add @pages huge pages of @kb KiB to the pool.  SKIP when the kernel has
+ * no such huge pages or cannot find the memory for them; the pool is then
+ * as it was.
+ */
+static enum outcome huge_pool_grow(struct huge_pool *pool, unsigned long kb,
+				   long pages)
+{
+	char dir[96], free_path[128], want[32];
+	long old, got;
+
+	snprintf(dir, sizeof(dir), "/sys/kernel/mm/hugepages/hugepages-%lukB",
+		 kb);
+	snprintf(pool->nr_path, sizeof(pool->nr_path), "%s/nr_hugepages", dir);
+	snprintf(free_path, sizeof(free_path), "%s/free_hugepages", dir);
+	pool->old[0] = '\0';
+	old = read_long(pool->nr_path);
+	if (old < 0)
+		return skip("no %s: the kernel has no %lu kB hugetlb pages",
+			    dir, kb);
+	snprintf(pool->old, sizeof(pool->old), "%ld", old);
+	snprintf(want, sizeof(want), "%ld", old + pages);
+	write_string(pool->nr_path, want);
+	got = read_long(free_path);
+	if (got < pages) {
+		write_string(pool->nr_path, pool->old);
+		return skip("only %ld free %lu kB huge pages, %ld needed", got,
+			    kb, pages);
 	}
+	return PASS;
+}
 
-	area = mmap(NULL, HUGE_SIZE, PROT_READ | PROT_WRITE,
-		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+/* After the test's huge pages are unmapped and their files closed. */
+static void huge_pool_restore(const struct huge_pool *pool)
+{
+	if (pool->old[0])
+		write_string(pool->nr_path, pool->old);
+}
+
+/* The index of the first range in [base, base + len) must be @index. */
+static bool check_first_index(const struct pmaps_map *map, const void *base,
+			      size_t len, unsigned long long index)
+{
+	const struct pmaps_range *r = first_range_in(map, base, len);
+
+	if (r && r->index == index)
+		return true;
+	if (r)
+		tap_diag("range index %llu, expected %llu", r->index, index);
+	show_ranges(map, (uintptr_t)base, (uintptr_t)base + len);
+	return false;
+}
+
+/* The pte young and dirty bits, and the folio's, of hugetlb pages. */
+static const struct rule huge_written_rule = {
+	.set = FLAG(YOUNG) | FLAG(UPTODATE) | FLAG(PTE_DIRTY),
+	.clear = FLAG(REFERENCED) | FLAG(ACTIVE) | FLAG(WRITEBACK),
+	.mapcount = 1,
+};
+
+static const struct rule huge_read_rule = {
+	.set = FLAG(YOUNG) | FLAG(UPTODATE),
+	.clear = FLAG(REFERENCED) | FLAG(ACTIVE) | FLAG(PTE_DIRTY) |
+		 FLAG(WRITEBACK),
+	.mapcount = 1,
+};
+
+/*
+ * A private MAP_HUGETLB mapping of three 2 MiB pages: the first written,
+ * the second only read (hugetlb has no zero page, so it is a page of its
+ * own, mapped without the dirty bit), the third never touched.  Each
+ * huge page is one range of 512 pages; the index counts base pages of
+ * the mapping's file, from 0.
+ */
+static enum outcome test_hugetlb_private(void)
+{
+	const size_t len = 3 * HUGE_SIZE;
+	const unsigned long long per_huge = HUGE_SIZE / page_size;
+	struct span want = { 0, per_huge };
+	struct huge_pool pool;
+	struct pmaps_map map;
+	enum outcome result;
+	bool ok = false;
+	char *area;
+
+	result = huge_pool_grow(&pool, HUGE_SIZE >> 10, 3);
+	if (result != PASS)
+		return result;
+	area = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | HUGE_2M_FLAG,
+		    -1, 0);
 	if (area == MAP_FAILED) {
 		tap_diag("mmap MAP_HUGETLB: %s", strerror(errno));
 		goto restore;
 	}
-	area[0] = 1;
-	/* It must really be present, or an empty listing proves nothing. */
-	fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || pread(fd, &entry, sizeof(entry),
-			    (off_t)((uintptr_t)area / page_size * 8)) !=
-		      (ssize_t)sizeof(entry) || !(entry >> 63)) {
-		tap_diag("the huge page is not present in pagemap");
+	((volatile char *)area)[0] = 1;
+	(void)((volatile char *)area)[HUGE_SIZE];
+	if (load_pid(getpid(), &map))
 		goto unmap;
-	}
-	if (load_who("self", &map))
-		goto unmap;
-	for (i = 0; i < map.nr_vmas; i++)
-		if (map.vmas[i].start == (uintptr_t)area)
-			vma = &map.vmas[i];
-	if (!vma)
-		tap_diag("no header for the hugetlb VMA at %p", (void *)area);
-	else if (vma->nr_ranges)
-		show_ranges(&map, (uintptr_t)area, (uintptr_t)area + HUGE_SIZE);
-	else
-		result = PASS;
+	ok = check_ranges(&map, area, HUGE_SIZE, &want, 1, &huge_written_rule) &&
+	     check_first_index(&map, area, HUGE_SIZE, 0);
+	ok = check_ranges(&map, area + HUGE_SIZE, HUGE_SIZE, &want, 1,
+			  &huge_read_rule) &&
+	     check_first_index(&map, area + HUGE_SIZE, HUGE_SIZE, per_huge) &&
+	     ok;
+	ok = check_ranges(&map, area + 2 * HUGE_SIZE, HUGE_SIZE, NULL, 0,
+			  &any_rule) && ok;
 	pmaps_map_free(&map);
 unmap:
-	if (fd >= 0)
-		close(fd);
-	munmap(area, HUGE_SIZE);
+	munmap(area, len);
 restore:
-	write_string(nr_path, old);
-	return result;
+	huge_pool_restore(&pool);
+	return ok ? PASS : FAIL;
+}
+
+/*
+ * A hugetlb memfd of two 2 MiB pages, mapped shared twice: all of it
+ * read-write, both pages written; then its second page again, read-only,
+ * and read.  The first page shows mapcount 1, the second 2 in both
+ * mappings, with the index of its file page (512) in both; page cache
+ * folios of hugetlbfs are always dirty.  The read-only mapping's entry
+ * is not dirty.
+ */
+static enum outcome test_hugetlb_shared_memfd(void)
+{
+	const unsigned long long per_huge = HUGE_SIZE / page_size;
+	const struct rule rw_alone = {
+		.set = huge_written_rule.set | FLAG(DIRTY),
+		.clear = huge_written_rule.clear,
+		.mapcount = 1,
+	};
+	const struct rule rw_twice = {
+		.set = rw_alone.set, .clear = rw_alone.clear, .mapcount = 2,
+	};
+	const struct rule ro_twice = {
+		.set = huge_read_rule.set | FLAG(DIRTY),
+		.clear = huge_read_rule.clear,
+		.mapcount = 2,
+	};
+	struct span want = { 0, per_huge };
+	char *rw = MAP_FAILED, *ro = MAP_FAILED;
+	struct huge_pool pool;
+	struct pmaps_map map;
+	enum outcome result;
+	bool ok = false;
+	int fd;
+
+	result = huge_pool_grow(&pool, HUGE_SIZE >> 10, 2);
+	if (result != PASS)
+		return result;
+	fd = memfd_create("pmaps_hugetlb", MFD_CLOEXEC | MFD_HUGETLB |
+					   HUGE_2M_FLAG);
+	if (fd < 0) {
+		tap_diag("memfd_create MFD_HUGETLB: %s", strerror(errno));
+		goto restore;
+	}
+	if (ftruncate(fd, 2 * HUGE_SIZE)) {
+		tap_diag("ftruncate: %s", strerror(errno));
+		goto out;
+	}
+	rw = mmap(NULL, 2 * HUGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		  0);
+	ro = mmap(NULL, HUGE_SIZE, PROT_READ, MAP_SHARED, fd, HUGE_SIZE);
+	if (rw == MAP_FAILED || ro == MAP_FAILED) {
+		tap_diag("mmap of the hugetlb memfd: %s", strerror(errno));
+		goto out;
+	}
+	((volatile char *)rw)[0] = 1;
+	((volatile char *)rw)[HUGE_SIZE] = 2;
+	(void)((volatile char *)ro)[0];
+	if (load_pid(getpid(), &map))
+		goto out;
+	ok = check_ranges(&map, rw, HUGE_SIZE, &want, 1, &rw_alone) &&
+	     check_first_index(&map, rw, HUGE_SIZE, 0);
+	ok = check_ranges(&map, rw + HUGE_SIZE, HUGE_SIZE, &want, 1,
+			  &rw_twice) &&
+	     check_first_index(&map, rw + HUGE_SIZE, HUGE_SIZE, per_huge) &&
+	     ok;
+	ok = check_ranges(&map, ro, HUGE_SIZE, &want, 1, &ro_twice) &&
+	     check_first_index(&map, ro, HUGE_SIZE, per_huge) && ok;
+	pmaps_map_free(&map);
+out:
+	if (rw != MAP_FAILED)
+		munmap(rw, 2 * HUGE_SIZE);
+	if (ro != MAP_FAILED)
+		munmap(ro, HUGE_SIZE);
+	close(fd);
+restore:
+	huge_pool_restore(&pool);
+	return ok ? PASS : FAIL;
+}
+
+/*
+ * Cut @t down to the lines of the VMA starting at @start: its header and
+ * its range lines.  The rest of the target's text may change between two
+ * reads: its heap is copy-on-write shared with this process until either
+ * writes to it.  Returns false if there is no such header.
+ */
+static bool vma_text(struct text *t, unsigned long long start)
+{
+	char prefix[32];
+	size_t n = (size_t)snprintf(prefix, sizeof(prefix), "%08llx-", start);
+	char *line, *next, *end = t->data + t->len, *from = NULL;
+
+	for (line = t->data; line < end; line = next) {
+		char *nl = memchr(line, '\n', (size_t)(end - line));
+		char *stop = nl ? nl : end;
+		char *tab = memchr(line, '\t', (size_t)(stop - line));
+		char *dash = memchr(line, '-', (size_t)(stop - line));
+
+		next = nl ? nl + 1 : end;
+		/* a header has a '-' before any tab; a range line has none */
+		if (from && dash && (!tab || dash < tab))
+			break;
+		if (!from && (size_t)(stop - line) > n &&
+		    !memcmp(line, prefix, n))
+			from = line;
+	}
+	if (!from)
+		return false;
+	t->len = (size_t)(line - from);
+	memmove(t->data, from, t->len);
+	return true;
+}
+
+#define MANY_HUGE	40	/* more ranges than one record holds (32) */
+
+/* Even huge pages written, odd ones read: each one a range of its own. */
+static char *setup_hugetlb_alternating(void *arg)
+{
+	size_t i;
+	char *area;
+
+	(void)arg;
+	area = mmap(NULL, MANY_HUGE * HUGE_SIZE, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | HUGE_2M_FLAG,
+		    -1, 0);
+	if (area == MAP_FAILED)
+		return NULL;
+	for (i = 0; i < MANY_HUGE; i++) {
+		if (i % 2)
+			(void)((volatile char *)area)[i * HUGE_SIZE];
+		else
+			((volatile char *)area)[i * HUGE_SIZE] = 1;
+	}
+	return area;
+}
+
+/*
+ * 40 hugetlb ranges take two records, so the second starts inside the
+ * hugetlb VMA: the text must be the same for any read() size, and hold
+ * every range once.
+ */
+static enum outcome test_hugetlb_read_sizes(void)
+{
+	static const size_t chunks[] = { 65536, 4096, 7, 1 };
+	const unsigned long long per_huge = HUGE_SIZE / page_size;
+	const struct rule rule = {
+		.set = FLAG(YOUNG) | FLAG(UPTODATE),
+		.clear = FLAG(REFERENCED) | FLAG(ACTIVE) | FLAG(WRITEBACK),
+		.mapcount = 1,
+	};
+	struct text texts[ARRAY_SIZE(chunks)] = { { 0 } };
+	struct span want[MANY_HUGE];
+	char path[PATH_MAX];
+	struct huge_pool pool;
+	struct pmaps_map map;
+	enum outcome result;
+	struct target t;
+	bool ok = false;
+	size_t i;
+	int err;
+
+	result = huge_pool_grow(&pool, HUGE_SIZE >> 10, MANY_HUGE);
+	if (result != PASS)
+		return result;
+	if (target_start(&t, setup_hugetlb_alternating, NULL))
+		goto restore;
+	if (target_stop(&t))
+		goto out;
+	pmaps_path_pid(path, sizeof(path), t.pid);
+	for (i = 0; i < ARRAY_SIZE(chunks); i++) {
+		err = read_path_text(path, chunks[i], &texts[i]);
+		if (err) {
+			tap_diag("reading %s %zu bytes at a time: %s", path,
+				 chunks[i], strerror(-err));
+			goto out;
+		}
+	}
+	for (i = 0; i < ARRAY_SIZE(chunks); i++) {
+		if (vma_text(&texts[i], (uintptr_t)t.base))
+			continue;
+		tap_diag("%zu-byte reads: no header at %p", chunks[i], t.base);
+		goto out;
+	}
+	ok = true;
+	for (i = 1; i < ARRAY_SIZE(chunks); i++) {
+		const struct text *a = &texts[0], *b = &texts[i];
+		size_t off = 0;
+		char label[32];
+
+		while (off < a->len && off < b->len &&
+		       a->data[off] == b->data[off])
+			off++;
+		if (off == a->len && off == b->len)
+			continue;
+		tap_diag("%zu-byte reads: %zu bytes, %zu-byte reads: %zu; first differ at %zu",
+			 chunks[0], a->len, chunks[i], b->len, off);
+		snprintf(label, sizeof(label), "%zu-byte reads", chunks[0]);
+		show_line_at(label, a, off);
+		snprintf(label, sizeof(label), "%zu-byte reads", chunks[i]);
+		show_line_at(label, b, off);
+		ok = false;
+	}
+	for (i = 0; i < MANY_HUGE; i++)
+		want[i] = (struct span){ i * per_huge, per_huge };
+	if (parse_text(&texts[0], path, &map)) {
+		ok = false;
+		goto out;
+	}
+	ok = check_ranges(&map, t.base, MANY_HUGE * HUGE_SIZE, want, MANY_HUGE,
+			  &rule) && ok;
+	pmaps_map_free(&map);
+out:
+	for (i = 0; i < ARRAY_SIZE(chunks); i++)
+		text_free(&texts[i]);
+	target_end(&t);
+restore:
+	huge_pool_restore(&pool);
+	return ok ? PASS : FAIL;
+}
+
+/* A 1 GiB page, mapped by a pud: one range of 262144 pages. */
+static enum outcome test_hugetlb_1g(void)
+{
+	struct span want = { 0, GIGA_SIZE / page_size };
+	struct huge_pool pool;
+	struct pmaps_map map;
+	enum outcome result;
+	bool ok = false;
+	char *area;
+
+	result = huge_pool_grow(&pool, GIGA_SIZE >> 10, 1);
+	if (result != PASS)
+		return result;
+	area = mmap(NULL, GIGA_SIZE, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | HUGE_1G_FLAG,
+		    -1, 0);
+	if (area == MAP_FAILED) {
+		tap_diag("mmap MAP_HUGETLB 1 GiB: %s", strerror(errno));
+		goto restore;
+	}
+	((volatile char *)area)[0] = 1;
+	if (!load_pid(getpid(), &map)) {
+		ok = check_ranges(&map, area, GIGA_SIZE, &want, 1,
+				  &huge_written_rule) &&
+		     check_first_index(&map, area, GIGA_SIZE, 0);
+		pmaps_map_free(&map);
+	}
+	munmap(area, GIGA_SIZE);
+restore:
+	huge_pool_restore(&pool);
+	return ok ? PASS : FAIL;
 }
 
 /*
@@ -1522,7 +1852,10 @@ static const struct test_case tests[] = {
 	TEST(test_perm_open_then_drop),
 	TEST(test_header_matches_maps),
 	TEST(test_pid_namespace),
-	TEST(test_hugetlb_skipped),
+	TEST(test_hugetlb_private),
+	TEST(test_hugetlb_shared_memfd),
+	TEST(test_hugetlb_read_sizes),
+	TEST(test_hugetlb_1g),
 	TEST(test_exec_after_open),
 };
 

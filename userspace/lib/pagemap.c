@@ -165,7 +165,7 @@ static int has_prefix(const char *s, size_t len, const char *key)
 	return len >= n && !memcmp(s, key, n);
 }
 
-/* VM_PFNMAP, VM_IO and hugetlb VMAs are listed without pages. */
+/* VM_PFNMAP and VM_IO VMAs are listed without pages. */
 static int special_vmflags(const char *s, size_t len)
 {
 	size_t i = 0;
@@ -179,8 +179,7 @@ static int special_vmflags(const char *s, size_t len)
 		while (i < len && s[i] != ' ')
 			i++;
 		if (i - w == 2 && (!memcmp(s + w, "pf", 2) ||
-				   !memcmp(s + w, "io", 2) ||
-				   !memcmp(s + w, "ht", 2)))
+				   !memcmp(s + w, "io", 2)))
 			return 1;
 	}
 	return 0;
@@ -226,6 +225,10 @@ static int smaps_line(struct smaps_scan *s, const char *line, size_t len)
 		v->referenced_kb = smaps_number(line, len, 11);
 	else if (has_prefix(line, len, "Swap:"))
 		v->swap_kb = smaps_number(line, len, 5);
+	else if (has_prefix(line, len, "Shared_Hugetlb:"))
+		v->hugetlb_kb += smaps_number(line, len, 15);
+	else if (has_prefix(line, len, "Private_Hugetlb:"))
+		v->hugetlb_kb += smaps_number(line, len, 16);
 	else if (has_prefix(line, len, "VmFlags:"))
 		v->no_pages = special_vmflags(line + 8, len - 8);
 	return 0;
@@ -577,8 +580,9 @@ int pmaps_from_pagemap(int pid, struct pmaps_map *out, char *err,
 	for (i = 0; i < out->nr_vmas; i++) {
 		out->vmas[i].swapped = (long long)(s.vma[i].swap_kb * 1024 /
 						   c.psize);
-		/* nothing resident: spare reading its pagemap */
-		if (!s.vma[i].no_pages && s.vma[i].rss_kb &&
+		/* nothing resident, not even hugetlb: spare its pagemap */
+		if (!s.vma[i].no_pages &&
+		    (s.vma[i].rss_kb || s.vma[i].hugetlb_kb) &&
 		    vma_pages(&c, &out->vmas[i]))
 			goto out;
 	}

@@ -50,7 +50,9 @@ struct pmaps_smaps_vma {
 	/* pages accessed (pte young, or PG_referenced) since last cleared */
 	unsigned long long referenced_kb;
 	unsigned long long swap_kb;
-	int no_pages;		/* VmFlags pf, io or ht: no pages to list */
+	/* Shared_Hugetlb + Private_Hugetlb: resident, but not in Rss */
+	unsigned long long hugetlb_kb;
+	int no_pages;		/* VmFlags pf or io: no struct pages to list */
 };
 
 /*
