@@ -8,7 +8,7 @@
 # make check           the whole suite: host tests and QEMU guests
 # make demo            boot a guest, load the module, show a demo process
 # make kernel-check    apply patches/, build, boot and check the kernels
-# make style           checkpatch.pl -f (from linux-source-6.12) on module/
+# make style           checkpatch.pl -f (from the newest linux-source-7.N) on module/
 # make fuzz            fuzz the parser for FUZZ_SECONDS (default 600)
 # make bench           readers side by side in QEMU guests, as ratios, plus
 #                      userspace throughput (results in build/bench/results)
