@@ -10,6 +10,9 @@
 #   tests/trixie-root.sh kernels    also print the newest 7.x releases with
 #                                   headers and image, generic then rt,
 #                                   one per line (e.g. 7.3.4+deb13-amd64)
+#   tests/trixie-root.sh list       print the same from the root as it is,
+#                                   installing and updating nothing; fails
+#                                   when the root or a kernel is missing
 #
 # For each release the headers are installed in the root and the image is
 # extracted to ROOT/boot/vmlinuz-REL (the image package itself is not
@@ -22,6 +25,33 @@ mirror=http://deb.debian.org/debian
 export DEBIAN_FRONTEND=noninteractive
 
 in_root() { chroot "$root" "$@"; }
+
+# The newest release of a flavour ("" or "rt-") that has headers and an
+# image in trixie-backports.
+newest() {
+	in_root apt-cache search --names-only "^linux-headers-7\.[0-9.]*[+]deb13-$1amd64\$" |
+		sed -n "s/^linux-headers-\(7\.[0-9.]*[+]deb13-$1amd64\) .*/\1/p" | sort -V |
+		while read -r rel; do
+			in_root apt-cache show "linux-binary-$rel" >/dev/null 2>&1 && echo "$rel"
+		done | tail -n 1
+}
+
+# tests/kernels.sh asks often: answer without touching the root or the net.
+if [ "${1:-}" = list ]; then
+	[ -f "$root/.pmaps-ready" ] ||
+		{ echo "trixie-root.sh: no trixie root in $root: run tests/deps.sh" >&2; exit 1; }
+	echo "$root"
+	for flavour in "" rt-; do
+		rel=$(newest "$flavour")
+		if [ -z "$rel" ] || [ ! -f "$root/boot/vmlinuz-$rel" ] ||
+			[ ! -d "$root/usr/src/linux-headers-$rel" ]; then
+			echo "trixie-root.sh: the newest 7.x ${flavour}amd64 kernel is not in $root: run tests/deps.sh" >&2
+			exit 1
+		fi
+		echo "$rel"
+	done
+	exit 0
+fi
 
 if [ ! -f "$root/.pmaps-ready" ]; then
 	command -v debootstrap >/dev/null ||
@@ -41,16 +71,6 @@ cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
 if [ "${CI:-}" = true ] && [ -z "${updated:-}" ]; then
 	in_root apt-get update -qq
 fi
-
-# The newest release of a flavour ("" or "rt-") that has headers and an
-# image in trixie-backports.
-newest() {
-	in_root apt-cache search --names-only "^linux-headers-7\.[0-9.]*[+]deb13-$1amd64\$" |
-		sed -n "s/^linux-headers-\(7\.[0-9.]*[+]deb13-$1amd64\) .*/\1/p" | sort -V |
-		while read -r rel; do
-			in_root apt-cache show "linux-binary-$rel" >/dev/null 2>&1 && echo "$rel"
-		done | tail -n 1
-}
 
 if [ "${1:-}" = kernels ]; then
 	rels=
