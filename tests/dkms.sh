@@ -1,8 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Package the module with DKMS and build it for every Debian kernel that
-# tests/kernels.sh names, printing TAP.  Runs as root; installs dkms (and
-# kernel headers, through tests/deps.sh) when missing.
+# Package the module with DKMS and build it for every bookworm kernel that
+# tests/kernels.sh names (6.1, 6.12, 6.12 rt), printing TAP.  Runs as
+# root; installs dkms (and kernel headers, through tests/deps.sh) when
+# missing.
+#
+# Not the 7.x kernels: host DKMS would run their kbuild tools, which only
+# run on trixie (tests/trixie-root.sh), and a 7.x machine is a trixie one,
+# whose own dkms would build there.  tests/qemu/run.sh builds the module
+# for them inside the trixie root, with the same warning check.
 #
 # DKMS runs on private --sourcetree, --dkmstree and --installtree
 # directories under a temporary directory, so the host's own DKMS state
@@ -23,7 +29,7 @@ if ! command -v dkms >/dev/null 2>&1; then
 	rm -f /tmp/dkms-apt.$$
 fi
 
-kernels=$("$top/tests/kernels.sh")
+kernels=$("$top/tests/kernels.sh" bookworm)
 for rel in $kernels; do
 	if [ ! -d "/usr/src/linux-headers-$rel" ]; then
 		"$top/tests/deps.sh" >&2
