@@ -13,6 +13,9 @@
 #   tests/trixie-root.sh list       print the same from the root as it is,
 #                                   installing and updating nothing; fails
 #                                   when the root or a kernel is missing
+#   tests/trixie-root.sh run CMD... run CMD chrooted in the root, with a
+#                                   /proc of its own (7.x's objtool reads
+#                                   /proc/self); the mount ends with CMD
 #
 # For each release the headers are installed in the root and the image is
 # extracted to ROOT/boot/vmlinuz-REL (the image package itself is not
@@ -35,6 +38,16 @@ newest() {
 			in_root apt-cache show "linux-binary-$rel" >/dev/null 2>&1 && echo "$rel"
 		done | tail -n 1
 }
+
+# A private mount namespace: the /proc mount dies with CMD, even when CMD
+# is killed, and no other process sees it.
+if [ "${1:-}" = run ]; then
+	shift
+	[ -f "$root/.pmaps-ready" ] ||
+		{ echo "trixie-root.sh: no trixie root in $root: run tests/deps.sh" >&2; exit 1; }
+	exec unshare --mount --propagation private sh -c \
+		'mount -t proc proc "$0/proc" && exec chroot "$0" "$@"' "$root" "$@"
+fi
 
 # tests/kernels.sh asks often: answer without touching the root or the net.
 if [ "${1:-}" = list ]; then

@@ -45,11 +45,12 @@ make -s -C "$top/userspace" O="$build/userspace-static" LDFLAGS=-static ||
 # Build the module for kernel $1 against $2 in a private copy, $src, so
 # kernels never share objects.  The 7.x kernels' kbuild tools run only
 # inside the trixie root, so for a KDIR there the copy goes into the root
-# and make runs under chroot, with the paths as the root sees them.
+# and make runs chrooted there (tests/trixie-root.sh run), with the paths
+# as the root sees them.
 build_module() {
 	src=$build/module-$1 in=
 	case $2 in
-	"$troot"/*) src=$troot/tmp/module-$1 in="chroot $troot" ;;
+	"$troot"/*) src=$troot/tmp/module-$1 in="$top/tests/trixie-root.sh run" ;;
 	esac
 	rm -rf "$src"
 	mkdir -p "$src"
