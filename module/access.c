@@ -1,98 +1,123 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Who may open /proc/pmaps_ext/PID.
+ * Who may open /proc/pmaps_ext/PID: whoever may open /proc/PID/maps.
  *
- * The rules are those of PTRACE_MODE_READ_FSCREDS, which /proc/PID/maps
- * uses.  ptrace_may_access() and mm_access() are not exported, so this
- * follows __ptrace_may_access() with exported helpers.  The LSM hook
- * (security_ptrace_access_check()) is not exported either and is not
- * consulted; Documentation/pmaps_ext.rst says so.
+ * That decision is PTRACE_MODE_READ_FSCREDS, made by mm_access() and
+ * ptrace_may_access(), with the LSM hook and dumpability behind them; none
+ * of these is exported, and since v7.x dumpability (get_dumpable(),
+ * mm->user_ns) is not even visible to modules.  A copy of the rules would
+ * drift from the kernel it runs on.  So procfs decides: at open(), the
+ * module opens the target's maps file, in the procfs instance it is
+ * mounted on and with the reader's credentials, and serves the file only
+ * if that open succeeds.  Credentials, user namespaces, dumpability, LSMs
+ * (Yama, SELinux, AppArmor) and the mount's hidepid= then apply exactly as
+ * they do to maps.
  */
-#include <linux/capability.h>
-#include <linux/cred.h>
-#include <linux/rwsem.h>
-#include <linux/sched.h>
-#include <linux/sched/coredump.h>
+#include <linux/err.h>
+#include <linux/fs.h>
+#include <linux/magic.h>
+#include <linux/mount.h>
+#include <linux/namei.h>
+#include <linux/path.h>
+#include <linux/pid.h>
+#include <linux/pid_namespace.h>
+#include <linux/proc_fs.h>
 #include <linux/sched/mm.h>
-#include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 
 #include "pmaps_ext.h"
 
-/* Root in the sense of the issue: CAP_SYS_PTRACE over the target, or CAP_SYS_ADMIN. */
-static bool pmaps_has_cap(struct user_namespace *ns)
+/*
+ * The root of the procfs that the pmaps_ext mount holding @file sits on
+ * (normally /proc, with pmaps_ext on /proc/pmaps_ext), or an ERR_PTR.
+ */
+static int pmaps_proc_root(const struct file *file, struct path *proc)
 {
-	return ns_capable(ns, CAP_SYS_PTRACE) || capable(CAP_SYS_ADMIN);
+	struct path up = {
+		.mnt	= file->f_path.mnt,
+		.dentry	= file->f_path.mnt->mnt_root,
+	};
+
+	path_get(&up);
+	/* A lazily unmounted pmaps_ext has no procfs above it any more. */
+	if (!follow_up(&up) || up.dentry->d_sb->s_magic != PROC_SUPER_MAGIC) {
+		path_put(&up);
+		return -EACCES;
+	}
+	proc->mnt = up.mnt;
+	proc->dentry = dget_parent(up.dentry);
+	dput(up.dentry);
+	return 0;
 }
 
-/* Called with task_lock(task) held, as __ptrace_may_access() is. */
-static bool pmaps_may_read(struct task_struct *task)
+/* Open PID's maps file in @proc as the reader; procfs checks the access. */
+static int pmaps_may_open_maps(const struct path *proc, struct pid *pid)
 {
-	const struct cred *cred, *tcred;
-	struct mm_struct *mm;
-	bool same_ids;
+	pid_t nr = pid_nr_ns(pid, proc_pid_ns(proc->dentry->d_sb));
+	char name[32];
+	struct file *maps;
 
-	if (same_thread_group(task, current))
-		return true;
-
-	rcu_read_lock();
-	cred = current_cred();
-	tcred = __task_cred(task);
-	same_ids = uid_eq(cred->fsuid, tcred->euid) &&
-		   uid_eq(cred->fsuid, tcred->suid) &&
-		   uid_eq(cred->fsuid, tcred->uid) &&
-		   gid_eq(cred->fsgid, tcred->egid) &&
-		   gid_eq(cred->fsgid, tcred->sgid) &&
-		   gid_eq(cred->fsgid, tcred->gid);
-	if (!same_ids && !pmaps_has_cap(tcred->user_ns)) {
-		rcu_read_unlock();
-		return false;
-	}
-	rcu_read_unlock();
-
-	/*
-	 * Read dumpability after the credentials, so a task that drops
-	 * privileges and turns non-dumpable is never seen half way.  Pairs
-	 * with the write barrier in commit_creds().
-	 */
-	smp_rmb();
-	mm = task->mm;
-	if (mm && get_dumpable(mm) != SUID_DUMP_USER &&
-	    !pmaps_has_cap(mm->user_ns))
-		return false;
-	return true;
+	/* Not in that procfs's pid namespace: /proc there cannot show it. */
+	if (!nr)
+		return -ENOENT;
+	snprintf(name, sizeof(name), "%d/maps", nr);
+	maps = file_open_root(proc, name, O_RDONLY, 0);
+	if (IS_ERR(maps))
+		return PTR_ERR(maps);
+	filp_close(maps, NULL);
+	return 0;
 }
 
 /*
- * Return the target's mm pinned with mmgrab() (the caller mmdrop()s it), NULL
- * for a task without one (kernel threads, zombies), or an ERR_PTR.  Like
- * mm_access(), the check holds exec_update_lock so that it and the mm
- * belong to the same program: a file opened before a setuid exec never
- * reads the new image, because the old mm has no users left by then.
+ * Return the mm of the process @file names, pinned with mmgrab() (the
+ * caller mmdrop()s it), NULL for a task without one (kernel threads,
+ * zombies), or an ERR_PTR.
+ *
+ * The mm is taken before and after procfs's check and must be the same,
+ * unless the task has exited meanwhile: only exec() replaces an mm, and it
+ * replaces the credentials with it, so the check held for this mm's
+ * program.  A file opened before a set-id
+ * exec never reads the new image: the old mm has no users left by then.
  */
-struct mm_struct *pmaps_mm_access(struct task_struct *task)
+struct mm_struct *pmaps_mm_access(struct file *file, struct pid *pid)
 {
-	struct mm_struct *mm;
-	bool allowed;
+	struct mm_struct *mm, *after;
+	struct task_struct *task;
+	struct path proc;
 	int err;
 
-	err = down_read_killable(&task->signal->exec_update_lock);
-	if (err)
-		return ERR_PTR(err);
-
+	task = get_pid_task(pid, PIDTYPE_PID);
+	if (!task)
+		return ERR_PTR(-ESRCH);
 	mm = get_task_mm(task);
-	if (mm && mm != current->mm) {
-		task_lock(task);
-		allowed = pmaps_may_read(task);
-		task_unlock(task);
-		if (!allowed) {
-			mmput(mm);
-			mm = ERR_PTR(-EACCES);
-		}
-	}
-	up_read(&task->signal->exec_update_lock);
 
-	if (!IS_ERR_OR_NULL(mm)) {
+	err = pmaps_proc_root(file, &proc);
+	if (!err) {
+		err = pmaps_may_open_maps(&proc, pid);
+		path_put(&proc);
+	}
+	/*
+	 * A PID number freed and reused while procfs looked it up named
+	 * another process; this one has exited then, and no pid comes back.
+	 */
+	if (!err && !pid_has_task(pid, PIDTYPE_PID))
+		err = -ESRCH;
+	if (!err) {
+		after = get_task_mm(task);
+		/* An exit leaves no mm, which reads as an empty file. */
+		if (after && after != mm)
+			err = -EAGAIN;
+		if (after)
+			mmput(after);
+	}
+	put_task_struct(task);
+
+	if (err) {
+		if (mm)
+			mmput(mm);
+		return ERR_PTR(err);
+	}
+	if (mm) {
 		mmgrab(mm);
 		mmput(mm);
 	}

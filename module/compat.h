@@ -85,17 +85,47 @@ static inline const struct inode *file_user_inode(const struct file *file)
 #endif
 
 /*
- * v6.12, "fs/proc: move page_mapcount() to fs/proc/internal.h": the precise
- * per-page mapcount that /proc/kpagecount reports left the public API.  It
- * is rebuilt here from the folio helpers; older kernels still export it as
- * page_mapcount().
+ * The mapcount of a range line is what /proc/kpagecount reports for the
+ * page (Documentation/pmaps_ext.rst, "Mapcount").
+ *
+ * v6.15, "mm: CONFIG_NO_PAGE_MAPCOUNT to prepare for not maintain
+ * per-page mapcounts in large folios": with that option a large folio
+ * keeps no per-page mapcount, and /proc/kpagecount reports the folio's
+ * average page mapcount, folio_average_page_mapcount() of mm/internal.h,
+ * rebuilt here from the public folio helpers.  It is at least 1 for a
+ * mapped folio.
  */
-#ifdef HAVE_PAGE_MAPCOUNT
+#ifdef CONFIG_NO_PAGE_MAPCOUNT
+static inline int pmaps_page_mapcount(struct folio *folio, struct page *page)
+{
+	int mapcount, entire_mapcount, average;
+
+	if (!folio_test_large(folio))
+		return atomic_read(&folio->_mapcount) + 1;
+	mapcount = folio_large_mapcount(folio);
+	if (mapcount <= 0)
+		return 0;
+	entire_mapcount = folio_entire_mapcount(folio);
+	if (mapcount <= entire_mapcount)
+		return entire_mapcount;
+	mapcount -= entire_mapcount;
+	/* rounded to the nearest integer, but at least 1 */
+	average = ((unsigned int)mapcount + folio_large_nr_pages(folio) / 2) >>
+		  folio_large_order(folio);
+	return max_t(int, average + entire_mapcount, 1);
+}
+#elif defined(HAVE_PAGE_MAPCOUNT)
+/* Before v6.12, the precise per-page mapcount was page_mapcount(). */
 static inline int pmaps_page_mapcount(struct folio *folio, struct page *page)
 {
 	return page_mapcount(page);
 }
 #else
+/*
+ * v6.12, "fs/proc: move page_mapcount() to fs/proc/internal.h": the
+ * precise per-page mapcount, folio_precise_page_mapcount() there, left
+ * the public API.  It is rebuilt here from the folio helpers.
+ */
 static inline int pmaps_page_mapcount(struct folio *folio, struct page *page)
 {
 	int mapcount = atomic_read(&page->_mapcount) + 1;
@@ -105,6 +135,60 @@ static inline int pmaps_page_mapcount(struct folio *folio, struct page *page)
 	if (folio_test_large(folio))
 		mapcount += folio_entire_mapcount(folio);
 	return mapcount;
+}
+#endif
+
+/*
+ * v6.14, "Pass parent directory inode and expected name to
+ * ->d_revalidate()": before, ->d_revalidate() got the dentry alone.
+ * PMAPS_D_REVALIDATE(fn) names what goes into dentry_operations for an fn
+ * written to the new signature; older kernels get a wrapper that passes
+ * the dentry's own name (the callers here never need the directory).
+ */
+#ifdef HAVE_D_REVALIDATE_DIR
+#define PMAPS_D_REVALIDATE(fn)	fn
+#else
+#define PMAPS_D_REVALIDATE(fn)	fn##_dentry_only
+#define PMAPS_DEFINE_D_REVALIDATE(fn)					\
+static int fn##_dentry_only(struct dentry *dentry, unsigned int flags)	\
+{									\
+	return fn(NULL, &dentry->d_name, dentry, flags);		\
+}
+#endif
+
+/*
+ * v6.17, "new helper: set_default_d_op()": the superblock's default
+ * dentry operations are set through a helper, and sb->s_d_op is gone.
+ */
+#ifndef HAVE_SET_DEFAULT_D_OP
+static inline void set_default_d_op(struct super_block *sb,
+				    const struct dentry_operations *ops)
+{
+	sb->s_d_op = ops;
+}
+#endif
+
+/*
+ * v6.18, "fs: rename generic_delete_inode() and generic_drop_inode()":
+ * the ->drop_inode that always drops is inode_just_drop().
+ */
+#ifndef HAVE_INODE_JUST_DROP
+static inline int inode_just_drop(struct inode *inode)
+{
+	return generic_delete_inode(inode);
+}
+#endif
+
+/*
+ * v6.12, "mm: introduce ARCH_SUPPORTS_HUGE_PFNMAP and special bits to
+ * pmd/pud": a huge pfn map has the special bit, as special ptes do.
+ * Before, only VM_PFNMAP and VM_MIXEDMAP VMAs held huge pfn maps; the walk
+ * skips the first and asks pfn_valid() in the second.
+ */
+#ifndef HAVE_PMD_SPECIAL
+static inline bool pmd_special(pmd_t pmd)
+{
+	return false;
 }
 #endif
 

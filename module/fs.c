@@ -146,7 +146,8 @@ static struct dentry *pmaps_root_lookup(struct inode *dir,
  * live process to this reader: readers in other pid namespaces, and a PID
  * reused after exit, must look the name up again.
  */
-static int pmaps_d_revalidate(struct dentry *dentry, unsigned int flags)
+static int pmaps_d_revalidate(struct inode *dir, const struct qstr *name,
+			      struct dentry *dentry, unsigned int flags)
 {
 	struct inode *inode;
 	bool valid;
@@ -157,7 +158,7 @@ static int pmaps_d_revalidate(struct dentry *dentry, unsigned int flags)
 	inode = d_inode(dentry);
 	if (!inode || !S_ISREG(inode->i_mode))
 		return 1;
-	if (!pmaps_name_to_pid_nr(&dentry->d_name, &nr))
+	if (!pmaps_name_to_pid_nr(name, &nr))
 		return 0;
 	rcu_read_lock();
 	valid = pid_nr_ns(inode->i_private, task_active_pid_ns(current)) == nr &&
@@ -166,8 +167,12 @@ static int pmaps_d_revalidate(struct dentry *dentry, unsigned int flags)
 	return valid;
 }
 
+#ifdef PMAPS_DEFINE_D_REVALIDATE
+PMAPS_DEFINE_D_REVALIDATE(pmaps_d_revalidate)
+#endif
+
 static const struct dentry_operations pmaps_dentry_operations = {
-	.d_revalidate	= pmaps_d_revalidate,
+	.d_revalidate	= PMAPS_D_REVALIDATE(pmaps_d_revalidate),
 	.d_delete	= always_delete_dentry,
 };
 
@@ -233,7 +238,7 @@ static void pmaps_evict_inode(struct inode *inode)
 
 static const struct super_operations pmaps_super_operations = {
 	.statfs		= simple_statfs,
-	.drop_inode	= generic_delete_inode,
+	.drop_inode	= inode_just_drop,
 	.evict_inode	= pmaps_evict_inode,
 };
 
@@ -245,7 +250,7 @@ static int pmaps_fill_super(struct super_block *sb, struct fs_context *fc)
 	sb->s_blocksize_bits = PAGE_SHIFT;
 	sb->s_magic = PMAPS_FS_MAGIC;
 	sb->s_op = &pmaps_super_operations;
-	sb->s_d_op = &pmaps_dentry_operations;
+	set_default_d_op(sb, &pmaps_dentry_operations);
 	sb->s_time_gran = 1;
 
 	root = new_inode(sb);

@@ -6,8 +6,8 @@
 #include <linux/mm_types.h>
 #include <linux/seq_file.h>
 
-/* access.c: the open-time permission check, mirroring PTRACE_MODE_READ. */
-struct mm_struct *pmaps_mm_access(struct task_struct *task);
+/* access.c: the open-time permission check, made by procfs. */
+struct mm_struct *pmaps_mm_access(struct file *file, struct pid *pid);
 
 /* seq.c: the file behind /proc/pmaps_ext/PID. */
 extern const struct file_operations pmaps_file_operations;

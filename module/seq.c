@@ -218,15 +218,10 @@ static const struct seq_operations pmaps_seq_operations = {
 
 static int pmaps_open(struct inode *inode, struct file *file)
 {
-	struct task_struct *task;
 	struct pmaps_file *pf;
 	struct mm_struct *mm;
 
-	task = get_pid_task(inode->i_private, PIDTYPE_PID);
-	if (!task)
-		return -ESRCH;
-	mm = pmaps_mm_access(task);
-	put_task_struct(task);
+	mm = pmaps_mm_access(file, inode->i_private);
 	if (IS_ERR(mm))
 		return PTR_ERR(mm);
 

@@ -181,16 +181,17 @@ static unsigned int pmaps_folio_flags(struct folio *folio)
 
 /*
  * vm_normal_page() for the VMAs walked here, which are never VM_PFNMAP or
- * VM_IO: special ptes (the zero page, pfns inserted into VM_MIXEDMAP) and
- * device pages have no normal struct page.  As there, any other present
- * pte maps one; pfn_valid(), which costs more than the rest of a page's
- * visit, is only asked where a driver's VM_MIXEDMAP could break that rule.
+ * VM_IO: special ptes (the zero page, pfns inserted into VM_MIXEDMAP, and
+ * on x86 before v6.17 the devmap ptes of fsdax) have no normal struct
+ * page.  As there, any other present pte maps one; pfn_valid(), which
+ * costs more than the rest of a page's visit, is only asked where a
+ * driver's VM_MIXEDMAP could break that rule.
  */
 static struct page *pmaps_normal_page(struct vm_area_struct *vma, pte_t pte)
 {
 	unsigned long pfn;
 
-	if (!pte_present(pte) || pte_special(pte) || pte_devmap(pte))
+	if (!pte_present(pte) || pte_special(pte))
 		return NULL;
 	pfn = pte_pfn(pte);
 	if (is_zero_pfn(pfn))
@@ -216,24 +217,33 @@ static unsigned long pmaps_zero_entries(const void *table, unsigned long max,
 	return (nonzero - (const char *)table) / entry_size;
 }
 
+/*
+ * Since v6.6 ("mm/khugepaged: retract_page_tables() without mmap or vma
+ * lock") a PTE table can be freed by RCU under the mmap read lock, and
+ * since v6.14 (CONFIG_PT_RECLAIM) by MADV_DONTNEED too.  So, exactly as
+ * ___pte_offset_map() and __pte_offset_map_lock() do (neither is
+ * exported): enter RCU, then read the pmd, lock the table it points to,
+ * and check the pmd still points there.  A pmd read before rcu_read_lock()
+ * could name a table already on its way to being freed.
+ */
 static enum pmaps_step pmaps_walk_ptes(struct pmaps_walk *walk, pmd_t *pmdp,
-				       pmd_t pmd, unsigned long addr,
-				       unsigned long end)
+				       unsigned long addr, unsigned long end)
 {
 	struct mm_struct *mm = walk->vma->vm_mm;
 	enum pmaps_step step = PMAPS_CONTINUE;
 	spinlock_t *ptl;	/* the PTE table's lock */
 	unsigned long nr;
 	pte_t *ptep;
+	pmd_t pmd;
 
-	/*
-	 * Since v6.6 ("mm/khugepaged: retract_page_tables() without mmap or
-	 * vma lock") a PTE table can be freed by RCU under the mmap read
-	 * lock.  So lock the table the snapshot points to, then check the pmd
-	 * still points there, as __pte_offset_map_lock() does (it is not
-	 * exported).  On older kernels the check never fails.
-	 */
 	rcu_read_lock();
+	pmd = pmdp_get_lockless(pmdp);
+	if (pmd_none(pmd) || !pmd_present(pmd) || pmd_trans_huge(pmd) ||
+	    pmd_bad(pmd)) {
+		/* No longer a PTE table: the caller reads the pmd again. */
+		rcu_read_unlock();
+		return PMAPS_PMD_CHANGED;
+	}
 	ptl = pte_lockptr(mm, &pmd);
 	spin_lock(ptl);
 	if (!pmd_same(pmd, pmdp_get_lockless(pmdp))) {
@@ -299,6 +309,7 @@ static enum pmaps_step pmaps_walk_huge_pmd(struct pmaps_walk *walk,
 					   pmd_t *pmdp, unsigned long addr,
 					   unsigned long end)
 {
+	struct vm_area_struct *vma = walk->vma;
 	enum pmaps_step step = PMAPS_CONTINUE;
 	struct folio *folio;
 	unsigned int flags;
@@ -306,10 +317,19 @@ static enum pmaps_step pmaps_walk_huge_pmd(struct pmaps_walk *walk,
 	spinlock_t *ptl;	/* the lock of the pmd's table */
 	pmd_t pmd;
 
-	ptl = pmd_lock(walk->vma->vm_mm, pmdp);
+	ptl = pmd_lock(vma->vm_mm, pmdp);
 	pmd = *pmdp;
 	if (!pmd_trans_huge(pmd)) {
 		step = PMAPS_PMD_CHANGED;
+		goto unlock;
+	}
+	/*
+	 * A huge pfn map (a driver's pfn inserted at pmd level) has no struct
+	 * page to read, as vm_normal_page_pmd() says.
+	 */
+	if (pmd_special(pmd) ||
+	    ((vma->vm_flags & VM_MIXEDMAP) && !pfn_valid(pmd_pfn(pmd)))) {
+		step = pmaps_hole(walk, addr);
 		goto unlock;
 	}
 
@@ -370,15 +390,19 @@ static enum pmaps_step pmaps_walk_pmds(struct pmaps_walk *walk, pud_t *pudp,
 		}
 		next = pmd_addr_end(addr, end);
 		for (;;) {
-			/* Not present: THP migration entries, which are not read. */
-			if (pmd_none(pmd) || !pmd_present(pmd) || pmd_devmap(pmd))
+			/*
+			 * Not present: THP migration entries, which are not
+			 * read.  Bad: also a devmap pmd (fsdax before v6.17),
+			 * which x86 never counted as pmd_trans_huge().
+			 */
+			if (pmd_none(pmd) || !pmd_present(pmd))
 				step = pmaps_hole(walk, addr);
 			else if (pmd_trans_huge(pmd))
 				step = pmaps_walk_huge_pmd(walk, pmdp, addr, next);
 			else if (pmd_bad(pmd))
 				step = pmaps_hole(walk, addr);
 			else
-				step = pmaps_walk_ptes(walk, pmdp, pmd, addr, next);
+				step = pmaps_walk_ptes(walk, pmdp, addr, next);
 			if (step != PMAPS_PMD_CHANGED)
 				break;
 			pmd = pmdp_get_lockless(pmdp);
