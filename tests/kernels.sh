@@ -16,11 +16,16 @@
 # is missing, e.g. before tests/deps.sh made the trixie root.
 set -eu
 here=$(dirname "$0")
+# From the newest down, stopping at the first with an image: apt-cache
+# show takes over a second, and this runs for every suite.
 newest() {
 	apt-cache search --names-only "^linux-headers-$1" |
-		sed -n "s/^linux-headers-\($1\) .*/\1/p" | sort -V | while read -r rel; do
-			apt-cache show "linux-image-$rel" >/dev/null 2>&1 && echo "$rel"
-		done | tail -n 1
+		sed -n "s/^linux-headers-\($1\) .*/\1/p" | sort -rV | while read -r rel; do
+			if apt-cache show "linux-image-$rel" >/dev/null 2>&1; then
+				echo "$rel"
+				break
+			fi
+		done
 }
 for line in '6\.1\.0-[0-9]*-amd64' '6\.12\.[0-9]*[+]deb12-amd64' \
 	'6\.12\.[0-9]*[+]deb12-rt-amd64'; do

@@ -30,13 +30,16 @@ export DEBIAN_FRONTEND=noninteractive
 in_root() { chroot "$root" "$@"; }
 
 # The newest release of a flavour ("" or "rt-") that has headers and an
-# image in trixie-backports.
+# image in trixie-backports, looked for from the newest down.
 newest() {
 	in_root apt-cache search --names-only "^linux-headers-7\.[0-9.]*[+]deb13-$1amd64\$" |
-		sed -n "s/^linux-headers-\(7\.[0-9.]*[+]deb13-$1amd64\) .*/\1/p" | sort -V |
+		sed -n "s/^linux-headers-\(7\.[0-9.]*[+]deb13-$1amd64\) .*/\1/p" | sort -rV |
 		while read -r rel; do
-			in_root apt-cache show "linux-binary-$rel" >/dev/null 2>&1 && echo "$rel"
-		done | tail -n 1
+			if in_root apt-cache show "linux-binary-$rel" >/dev/null 2>&1; then
+				echo "$rel"
+				break
+			fi
+		done
 }
 
 # A private mount namespace: the /proc mount dies with CMD, even when CMD
