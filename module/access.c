@@ -69,27 +69,18 @@ static int pmaps_may_open_maps(const struct path *proc, struct pid *pid)
 }
 
 /*
- * Return the mm of the process @file names, pinned with mmgrab() (the
- * caller mmdrop()s it), NULL for a task without one (kernel threads,
- * zombies), or an ERR_PTR.
- *
- * The mm is taken before and after procfs's check and must be the same,
- * unless the task has exited meanwhile: only exec() replaces an mm, and it
- * replaces the credentials with it, so the check held for this mm's
- * program.  A file opened before a set-id
- * exec never reads the new image: the old mm has no users left by then.
+ * The check for one program of @task: its mm (mmget()), NULL for a task
+ * without one (kernel threads, zombies), an ERR_PTR, or -EAGAIN when an
+ * exec() replaced the mm while procfs was deciding.  Only exec() replaces
+ * an mm, and it replaces the credentials with it, so an mm that is the same
+ * before and after the check is the one the check was made for.
  */
-struct mm_struct *pmaps_mm_access(struct file *file, struct pid *pid)
+static struct mm_struct *pmaps_check_mm(struct file *file, struct pid *pid,
+					struct task_struct *task)
 {
-	struct mm_struct *mm, *after;
-	struct task_struct *task;
+	struct mm_struct *mm = get_task_mm(task), *after;
 	struct path proc;
 	int err;
-
-	task = get_pid_task(pid, PIDTYPE_PID);
-	if (!task)
-		return ERR_PTR(-ESRCH);
-	mm = get_task_mm(task);
 
 	err = pmaps_proc_root(file, &proc);
 	if (!err) {
@@ -110,14 +101,38 @@ struct mm_struct *pmaps_mm_access(struct file *file, struct pid *pid)
 		if (after)
 			mmput(after);
 	}
-	put_task_struct(task);
-
 	if (err) {
 		if (mm)
 			mmput(mm);
 		return ERR_PTR(err);
 	}
-	if (mm) {
+	return mm;
+}
+
+/* exec()s in a row that an open waits out before it gives up with EAGAIN */
+#define PMAPS_EXEC_RETRIES	8
+
+/*
+ * Return the mm of the process @file names, pinned with mmgrab() (the
+ * caller mmdrop()s it), NULL for a task without one, or an ERR_PTR.  A
+ * file opened before a set-id exec never reads the new image: the old mm
+ * has no users left by then.
+ */
+struct mm_struct *pmaps_mm_access(struct file *file, struct pid *pid)
+{
+	struct task_struct *task;
+	struct mm_struct *mm;
+	int tries = 0;
+
+	task = get_pid_task(pid, PIDTYPE_PID);
+	if (!task)
+		return ERR_PTR(-ESRCH);
+	do
+		mm = pmaps_check_mm(file, pid, task);
+	while (mm == ERR_PTR(-EAGAIN) && ++tries < PMAPS_EXEC_RETRIES);
+	put_task_struct(task);
+
+	if (!IS_ERR_OR_NULL(mm)) {
 		mmgrab(mm);
 		mmput(mm);
 	}

@@ -193,6 +193,30 @@ static inline bool pmd_special(pmd_t pmd)
 #endif
 
 /*
+ * Per-VMA read locks for readers (lock_vma_under_rcu(), v6.4) are exported
+ * to modules on the 7.x kernels (mm/mmap_lock.c, EXPORT_SYMBOL_GPL); 6.12
+ * has them built in but not exported.  Exports cannot be seen by a
+ * compile, so Kbuild looks this one up in Module.symvers.  Without it,
+ * every record is read under the mmap lock.
+ */
+#ifdef HAVE_EXPORT_LOCK_VMA_UNDER_RCU
+#define PMAPS_HAVE_VMA_LOCKS	1
+#define pmaps_vma_trylock	lock_vma_under_rcu
+#define pmaps_vma_unlock	vma_end_read
+#else
+#define PMAPS_HAVE_VMA_LOCKS	0
+static inline struct vm_area_struct *
+pmaps_vma_trylock(struct mm_struct *mm, unsigned long addr)
+{
+	return NULL;
+}
+
+static inline void pmaps_vma_unlock(struct vm_area_struct *vma)
+{
+}
+#endif
+
+/*
  * v6.7, "fs: new accessor methods for atime and mtime": inode timestamps
  * are set through helpers.
  */

@@ -10,8 +10,10 @@
  * range lines (after the header again, if the VMA changed since it was
  * printed), so a file needs a bounded buffer however large the VMA.
  */
+#include <linux/maple_tree.h>
 #include <linux/mm.h>
 #include <linux/mmap_lock.h>
+#include <linux/rcupdate.h>
 #include <linux/pid.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/task.h>
@@ -32,9 +34,17 @@ struct pmaps_header {
 	struct file *file;		/* compared, never dereferenced */
 };
 
+/* What the current read holds, taken in ->start and released in ->stop. */
+enum pmaps_lock {
+	PMAPS_UNLOCKED,
+	PMAPS_MM_USERS,			/* mm_users only: between VMA locks */
+	PMAPS_VMA_LOCKED,		/* mm_users + the record VMA's read lock */
+	PMAPS_MMAP_LOCKED,		/* mm_users + mmap_lock */
+};
+
 struct pmaps_file {
 	struct mm_struct *mm;		/* mmgrab()ed at open; NULL: no mm */
-	bool locked;			/* ->start took mm_users + mmap_lock */
+	enum pmaps_lock lock;
 	/* The current record, valid between ->start and ->stop: */
 	struct vm_area_struct *vma;
 	unsigned long addr;		/* where it starts, >= vma->vm_start */
@@ -54,12 +64,85 @@ static void pmaps_header_of(struct pmaps_header *h, struct vm_area_struct *vma)
 	h->file = vma->vm_file;
 }
 
-/* Look up the record at *pos under mmap_lock; NULL past the last VMA. */
+/*
+ * The first VMA that ends above @addr, read-locked by itself, or NULL if
+ * that cannot be had without the mmap lock: the VMA is being changed, or
+ * there seems to be none.  /proc/PID/maps is read this way since v6.17, so
+ * that a reader never holds the mmap lock that the target's mmap(),
+ * munmap() and page faults on other VMAs wait for.
+ */
+static struct vm_area_struct *pmaps_lock_vma(struct mm_struct *mm,
+					     unsigned long addr)
+{
+	MA_STATE(mas, &mm->mm_mt, addr, addr);
+	struct vm_area_struct *vma, *first;
+	unsigned long start;
+
+	if (!PMAPS_HAVE_VMA_LOCKS)
+		return NULL;
+	rcu_read_lock();
+	vma = mas_find(&mas, ULONG_MAX);
+	/* Only a hint until the VMA is locked: it may be changing. */
+	start = vma ? max(addr, READ_ONCE(vma->vm_start)) : 0;
+	rcu_read_unlock();
+	if (!vma)
+		return NULL;
+	vma = pmaps_vma_trylock(mm, start);
+	if (!vma || start == addr)
+		return vma;
+	/* A VMA mapped below @start meanwhile comes first. */
+	mas_set(&mas, addr);
+	rcu_read_lock();
+	first = mas_find(&mas, ULONG_MAX);
+	rcu_read_unlock();
+	if (first == vma)
+		return vma;
+	pmaps_vma_unlock(vma);
+	return NULL;
+}
+
+/*
+ * The VMA of the record at @addr, locked: by itself where the kernel lets
+ * a module do that, else under the mmap lock.  Once a read has fallen back
+ * to the mmap lock it keeps it until ->stop.
+ */
+static struct vm_area_struct *pmaps_find_vma(struct pmaps_file *pf,
+					     unsigned long addr)
+{
+	struct vm_area_struct *vma;
+
+	switch (pf->lock) {
+	case PMAPS_MMAP_LOCKED:
+		return find_vma(pf->mm, addr);
+	case PMAPS_VMA_LOCKED:
+		/* Positions only grow: the record is in this VMA or after it. */
+		if (addr < pf->vma->vm_end)
+			return pf->vma;
+		pmaps_vma_unlock(pf->vma);
+		pf->lock = PMAPS_MM_USERS;
+		break;
+	default:
+		break;
+	}
+	vma = pmaps_lock_vma(pf->mm, addr);
+	if (vma) {
+		pf->lock = PMAPS_VMA_LOCKED;
+		return vma;
+	}
+	if (mmap_read_lock_killable(pf->mm))
+		return ERR_PTR(-EINTR);
+	pf->lock = PMAPS_MMAP_LOCKED;
+	return find_vma(pf->mm, addr);
+}
+
+/* Look up and lock the record at *pos; NULL past the last VMA. */
 static void *pmaps_record(struct pmaps_file *pf, loff_t *pos)
 {
 	unsigned long addr = *pos & PAGE_MASK;
-	struct vm_area_struct *vma = find_vma(pf->mm, addr);
+	struct vm_area_struct *vma = pmaps_find_vma(pf, addr);
 
+	if (IS_ERR(vma))
+		return vma;
 	if (!vma) {
 		*pos = PMAPS_POS_EOF;
 		return NULL;
@@ -91,11 +174,7 @@ static void *pmaps_start(struct seq_file *m, loff_t *pos)
 	/* References first, then the lock; pmaps_stop() undoes both. */
 	if (*pos == PMAPS_POS_EOF || !mm || !mmget_not_zero(mm))
 		return NULL;
-	if (mmap_read_lock_killable(mm)) {
-		mmput(mm);
-		return ERR_PTR(-EINTR);
-	}
-	pf->locked = true;
+	pf->lock = PMAPS_MM_USERS;
 	return pmaps_record(pf, pos);
 }
 
@@ -123,10 +202,19 @@ static void pmaps_stop(struct seq_file *m, void *v)
 {
 	struct pmaps_file *pf = m->private;
 
-	if (!pf->locked)
+	switch (pf->lock) {
+	case PMAPS_UNLOCKED:
 		return;
-	pf->locked = false;
-	mmap_read_unlock(pf->mm);
+	case PMAPS_VMA_LOCKED:
+		pmaps_vma_unlock(pf->vma);
+		break;
+	case PMAPS_MMAP_LOCKED:
+		mmap_read_unlock(pf->mm);
+		break;
+	case PMAPS_MM_USERS:
+		break;
+	}
+	pf->lock = PMAPS_UNLOCKED;
 	mmput(pf->mm);
 }
 

@@ -64,6 +64,11 @@ $1 == "row" {
 	rl[key] = $8
 	rb[key] = $9
 }
+$1 == "latency" {
+	lat_median[k, $2] = $3
+	lat_worst[k, $2] = $4
+}
+$1 == "vma-locks" { vma_locks[k] = 1 }
 $1 == "fail" { fails[k] = fails[k] "\n  " $2 ": " $4 }
 $1 == "skip" { skips[k] = skips[k] "\n  " $2 ": " $3 }
 $1 == "memory" {
@@ -151,6 +156,16 @@ function targets(k,    i, src, a, b, worst, x, key) {
 		if (worst)
 			printf "target output: %s at most 40 bytes per range line: %.1f at most: %s\n",
 			       src, worst, verdict(worst <= 40)
+	}
+	# Readers must not stall the target where the module reads each VMA
+	# under its own lock; under the mmap lock there is no target.
+	if ((k, "alone") in lat_worst && (k, "readers") in lat_worst) {
+		a = lat_worst[k, "readers"]
+		b = lat_worst[k, "alone"]
+		printf "target stall: the target's worst mmap/munmap with 2 module readers %.1f us, alone %.1f us (medians %.1f, %.1f us): %s x: %s\n",
+		       a, b, lat_median[k, "readers"], lat_median[k, "alone"],
+		       ratio(a, b),
+		       vma_locks[k] ? verdict(a <= 2 * b) : "no target (mmap lock)"
 	}
 	# A per-range allocation of 8 bytes would add 8 bytes per range line
 	# to each open file; take an eighth of that as the line.

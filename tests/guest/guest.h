@@ -236,6 +236,23 @@ static inline int parse_text(const struct text *t, const char *path,
 	return -1;
 }
 
+/* Write s to path (a sysctl or sysfs file); 0 or -1, said as a diagnostic. */
+static inline int write_string(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0) {
+		tap_diag("open %s: %s", path, strerror(errno));
+		return -1;
+	}
+	n = write(fd, s, strlen(s));
+	if (n != (ssize_t)strlen(s))
+		tap_diag("write %s: %s", path, n < 0 ? strerror(errno) : "short");
+	close(fd);
+	return n == (ssize_t)strlen(s) ? 0 : -1;
+}
+
 static inline double elapsed_ms(const struct timespec *from,
 				const struct timespec *to)
 {

@@ -751,6 +751,198 @@ static int test_oracle_child(struct text *t)
 	return ok;
 }
 
+/*
+ * mTHP: anonymous large folios mapped by PTEs, which the grandchild maps
+ * only in part.  With per-page mapcounts (CONFIG_PAGE_MAPCOUNT) the halves
+ * of each folio differ; without them (CONFIG_NO_PAGE_MAPCOUNT, v6.15) the
+ * kernel keeps no per-page count and /proc/kpagecount reports the folio's
+ * average.  Either way the text must say what kpagecount says.
+ */
+#define MTHP_SIZE	(64UL << 10)
+#define MTHP_AREA	(16 * MTHP_SIZE)
+#define KPF_THP_BIT	22
+
+static const char mthp_path[] =
+	"/sys/kernel/mm/transparent_hugepage/hugepages-64kB/enabled";
+static const char pmd_thp_path[] =
+	"/sys/kernel/mm/transparent_hugepage/hugepages-2048kB/enabled";
+
+/* The [bracketed] choice of a THP sysfs file into buf; 0 or -1. */
+static int thp_setting(const char *path, char *buf, size_t len)
+{
+	char line[256], *open_br, *close_br;
+	FILE *f = fopen(path, "re");
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = fgets(line, sizeof(line), f) != NULL;
+	fclose(f);
+	open_br = ok ? strchr(line, '[') : NULL;
+	close_br = open_br ? strchr(open_br, ']') : NULL;
+	if (!close_br || (size_t)(close_br - open_br) > len)
+		return -1;
+	snprintf(buf, len, "%.*s", (int)(close_br - open_br - 1), open_br + 1);
+	return 0;
+}
+
+static int write_setting(const char *path, const char *value)
+{
+	FILE *f = fopen(path, "we");
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = fputs(value, f) >= 0;
+	return fclose(f) == 0 && ok ? 0 : -1;
+}
+
+/* kpageflags of the page at addr in pid, or 0 when it is not present. */
+static uint64_t page_kflags(int pid, uintptr_t addr)
+{
+	uint64_t entry = 0, flags = 0;
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/pagemap", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (pread(fd, &entry, sizeof(entry), (off_t)(addr / psize * 8)) !=
+	    sizeof(entry) || !(entry >> 63)) {
+		close(fd);
+		return 0;
+	}
+	close(fd);
+	fd = open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (pread(fd, &flags, sizeof(flags),
+		  (off_t)((entry & ((1ULL << 55) - 1)) * 8)) != sizeof(flags))
+		flags = 0;
+	close(fd);
+	return flags;
+}
+
+/* The mapcounts the text gives the first folio of the area: differ? */
+static int folio_mapcounts_differ(const struct text *t, uintptr_t area,
+				  int *ok)
+{
+	struct pmaps_map map;
+	long first = -1;
+	int differ = 0;
+	char err[512];
+	size_t v, r;
+
+	*ok = 0;
+	if (pmaps_parse_buf(t->buf, t->len, "mthp", &map, err, sizeof(err)))
+		return 0;
+	for (v = 0; v < map.nr_vmas; v++) {
+		const struct pmaps_vma *vma = &map.vmas[v];
+
+		if (vma->start > area || vma->end <= area)
+			continue;
+		for (r = 0; r < vma->nr_ranges; r++) {
+			const struct pmaps_range *rg = &vma->ranges[r];
+			unsigned long long page = rg->index * psize;
+
+			if (page >= area + MTHP_SIZE ||
+			    page + rg->count * psize <= area)
+				continue;
+			*ok = 1;
+			if (first < 0)
+				first = rg->mapcount;
+			else if (rg->mapcount != first)
+				differ = 1;
+		}
+	}
+	pmaps_map_free(&map);
+	return differ;
+}
+
+static int test_oracle_mthp(struct text *t)
+{
+	char old_mthp[32], old_pmd[32] = "";
+	int p[2], ok = 0, seen, differ;
+	pid_t pid, gc = -1;
+	char *area = NULL;
+
+	if (thp_setting(mthp_path, old_mthp, sizeof(old_mthp))) {
+		tap_skip("test_oracle_mthp", "no 64 KiB mTHP in this kernel (v6.8)");
+		return 1;
+	}
+	/* 64 KiB folios, never a PMD THP over them */
+	thp_setting(pmd_thp_path, old_pmd, sizeof(old_pmd));
+	if (write_setting(mthp_path, "always") ||
+	    (old_pmd[0] && write_setting(pmd_thp_path, "never")) || pipe(p)) {
+		tap_diag("mthp: setup: %s", strerror(errno));
+		goto restore;
+	}
+	pid = fork();
+	if (!pid) {
+		char *raw = map_anon(MTHP_AREA + MTHP_SIZE,
+				     PROT_READ | PROT_WRITE, MAP_PRIVATE);
+		uintptr_t a;
+		size_t off;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		a = ((uintptr_t)raw + MTHP_SIZE - 1) & ~(MTHP_SIZE - 1);
+		touch((volatile char *)a, MTHP_AREA / psize, 1);
+		gc = fork();
+		if (!gc) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			/* the grandchild maps the first half of each folio */
+			for (off = 0; off < MTHP_AREA; off += MTHP_SIZE)
+				madvise((char *)a + off + MTHP_SIZE / 2,
+					MTHP_SIZE / 2, MADV_DONTNEED);
+			if (write(p[1], &a, sizeof(a)) != sizeof(a))
+				_exit(1);
+			for (;;)
+				pause();
+		}
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	if (pid < 0 || read(p[0], &area, sizeof(area)) != sizeof(area)) {
+		tap_diag("mthp: the target did not set up");
+	} else if (stop(pid, 1)) {
+		tap_diag("mthp: cannot stop it: %s", strerror(errno));
+	} else if (!(page_kflags(pid, (uintptr_t)area) &
+		     (1ULL << KPF_THP_BIT))) {
+		tap_diag("mthp: no 64 KiB folio was allocated; nothing to compare");
+		ok = -1;
+	} else {
+		/* unshare our pages, or our writes change the child's counts */
+		populate_self(0, 0);
+		ok = check_target("mthp", pid, t);
+		differ = folio_mapcounts_differ(t, (uintptr_t)area, &seen);
+		if (!seen) {
+			tap_diag("mthp: the text has no range for the area");
+			ok = 0;
+		} else {
+			tap_diag("mthp: pages of one folio show %s",
+				 differ ? "their own mapcounts (per-page mapcounts)" :
+				 "one mapcount (the folio average: no per-page mapcounts)");
+		}
+	}
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	close(p[0]);
+restore:
+	write_setting(mthp_path, old_mthp);
+	if (old_pmd[0])
+		write_setting(pmd_thp_path, old_pmd);
+	if (ok < 0) {
+		tap_skip("test_oracle_mthp", "no mTHP folio could be allocated");
+		return 1;
+	}
+	tap_result(ok, "test_oracle_mthp");
+	return ok;
+}
+
 int main(void)
 {
 	struct text t = { 0 };
@@ -764,17 +956,19 @@ int main(void)
 	mallopt(M_TRIM_THRESHOLD, INT_MAX);
 #endif
 	psize = pmaps_page_size();
-	tap_plan(3);
+	tap_plan(4);
 	if (geteuid()) {
 		tap_skip("test_oracle_init", "needs root");
 		tap_skip("test_oracle_self", "needs root");
 		tap_skip("test_oracle_child", "needs root");
+		tap_skip("test_oracle_mthp", "needs root");
 		return 0;
 	}
 	if (set_path_fmt()) {
 		tap_result(0, "test_oracle_init");
 		tap_result(0, "test_oracle_self");
 		tap_result(0, "test_oracle_child");
+		tap_result(0, "test_oracle_mthp");
 		return 1;
 	}
 	tap_diag("pmaps text: %s", path_fmt);
@@ -783,11 +977,13 @@ int main(void)
 		tap_result(0, "test_oracle_init");
 		tap_result(0, "test_oracle_self");
 		tap_result(0, "test_oracle_child");
+		tap_result(0, "test_oracle_mthp");
 		return 1;
 	}
 	ok &= test_oracle_init(&t);
 	ok &= test_oracle_self(&t);
 	ok &= test_oracle_child(&t);
+	ok &= test_oracle_mthp(&t);
 	free(t.buf);
 	return ok ? 0 : 1;
 }

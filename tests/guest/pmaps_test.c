@@ -388,22 +388,6 @@ static void read_pages(const char *base, size_t first, size_t end)
 		(void)((const volatile char *)base)[i * page_size];
 }
 
-static int write_string(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0) {
-		tap_diag("open %s: %s", path, strerror(errno));
-		return -1;
-	}
-	n = write(fd, s, strlen(s));
-	if (n != (ssize_t)strlen(s))
-		tap_diag("write %s: %s", path, n < 0 ? strerror(errno) : "short");
-	close(fd);
-	return n == (ssize_t)strlen(s) ? 0 : -1;
-}
-
 static int fill_file(int fd, size_t len)
 {
 	char *data = malloc(len);

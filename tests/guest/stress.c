@@ -1542,6 +1542,200 @@ static enum outcome test_open_exit_read_close_1000(void)
 	return problems ? FAIL : PASS;
 }
 
+/* ---- test_pte_table_churn ---- */
+
+/*
+ * PTE tables freed while readers walk them.  Collapsing shmem into a huge
+ * page retracts the old PTE tables of every mapping and frees them by RCU
+ * (v6.6), and MADV_DONTNEED of a whole table frees it by RCU where
+ * CONFIG_PT_RECLAIM is set (v6.14).  A walk that read the pmd outside RCU
+ * could lock a freed table: KASAN reports it, and PREEMPT_RT, where the
+ * ptlock sleeps, widens the window.  The harness fails any console with a
+ * BUG: or WARNING:, so this test's own check is that every read succeeds
+ * and is well formed while the tables churn.
+ */
+#define CHURN_BYTES		(4 * HUGE_SIZE)
+#define CHURN_READERS		2
+
+static const char shmem_thp_path[] =
+	"/sys/kernel/mm/transparent_hugepage/shmem_enabled";
+
+struct churn_shared {
+	atomic_int stop;
+	unsigned long cycles, shmem_collapsed, anon_collapsed;
+	struct checker readers[CHURN_READERS];
+};
+
+/* A HUGE_SIZE-aligned mapping of len bytes, or NULL. */
+static char *map_huge_aligned(size_t len, int flags, int fd)
+{
+	char *raw = mmap(NULL, len + HUGE_SIZE, PROT_READ | PROT_WRITE, flags,
+			 fd, 0);
+	char *aligned;
+
+	if (raw == MAP_FAILED)
+		return NULL;
+	aligned = (char *)(((uintptr_t)raw + HUGE_SIZE - 1) &
+			   ~(uintptr_t)(HUGE_SIZE - 1));
+	if (fd >= 0 && aligned != raw) {
+		/* a file mapping must start at offset 0 where aligned */
+		munmap(raw, len + HUGE_SIZE);
+		raw = mmap(aligned, len, PROT_READ | PROT_WRITE,
+			   flags | MAP_FIXED_NOREPLACE, fd, 0);
+		return raw == MAP_FAILED ? NULL : raw;
+	}
+	if (aligned > raw)
+		munmap(raw, (size_t)(aligned - raw));
+	munmap(aligned + len, (size_t)(raw + HUGE_SIZE - aligned));
+	return aligned;
+}
+
+static void touch_each_page(char *area, size_t len)
+{
+	size_t off;
+
+	for (off = 0; off < len; off += page_size)
+		area[off] = 1;
+}
+
+static void churn_target(struct churn_shared *sh, int ready_fd)
+{
+	int fd = memfd_create("pte-churn", 0);
+	char *shm = NULL, *anon;
+
+	if (fd >= 0 && !ftruncate(fd, CHURN_BYTES))
+		shm = map_huge_aligned(CHURN_BYTES, MAP_SHARED, fd);
+	anon = map_huge_aligned(CHURN_BYTES, MAP_PRIVATE | MAP_ANONYMOUS, -1);
+	if (!shm || !anon)
+		_exit(1);
+	madvise(shm, CHURN_BYTES, MADV_HUGEPAGE);
+	if (write(ready_fd, "r", 1) != 1)
+		_exit(1);
+	while (!atomic_load(&sh->stop)) {
+		/* small pages first, so each area has its PTE tables */
+		touch_each_page(shm, CHURN_BYTES);
+		madvise(anon, CHURN_BYTES, MADV_NOHUGEPAGE);
+		touch_each_page(anon, CHURN_BYTES);
+		if (!madvise(shm, CHURN_BYTES, MADV_COLLAPSE))
+			sh->shmem_collapsed++;
+		madvise(anon, CHURN_BYTES, MADV_HUGEPAGE);
+		if (!madvise(anon, CHURN_BYTES, MADV_COLLAPSE))
+			sh->anon_collapsed++;
+		/* empties whole tables: PT_RECLAIM frees them */
+		madvise(anon, CHURN_BYTES, MADV_DONTNEED);
+		madvise(shm, CHURN_BYTES, MADV_DONTNEED);
+		fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0,
+			  CHURN_BYTES);
+		sh->cycles++;
+	}
+	_exit(0);
+}
+
+static void churn_reader(struct churn_shared *sh, int id, pid_t target)
+{
+	struct checker *c = &sh->readers[id];
+	size_t rotor = (size_t)id;
+	struct text t = { 0 };
+	char path[PATH_MAX];
+	bool last;
+	int err;
+
+	snprintf(c->who, sizeof(c->who), "churn reader %d", id);
+	pmaps_path_pid(path, sizeof(path), target);
+	do {
+		last = atomic_load(&sh->stop);
+		err = read_path_rotating(path, &t, &rotor);
+		if (err) {
+			c->violations++;
+			if (c->shown++ < MAX_SHOWN)
+				tap_diag("%s: reading %s: %s", c->who, path,
+					 strerror(-err));
+		} else {
+			check_text(c, t.data, t.len);
+		}
+	} while (!last);
+	free(t.data);
+	_exit(0);
+}
+
+static enum outcome test_pte_table_churn(void)
+{
+	long seconds = stress_seconds() < 20 ? stress_seconds() : 20;
+	pid_t parent = getpid(), target, readers[CHURN_READERS];
+	struct text saved = { 0 };
+	unsigned long reads = 0, problems = 0;
+	char shmem_thp[64] = "";
+	struct churn_shared *sh;
+	int ready[2], i;
+	char byte;
+
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED || pipe2(ready, O_CLOEXEC)) {
+		tap_diag("shared page or pipe: %s", strerror(errno));
+		return FAIL;
+	}
+	/* shmem collapses only where shmem THP is allowed; put it back after */
+	if (!read_path_text(shmem_thp_path, 4096, &saved) && saved.data) {
+		char *open_br = strchr(saved.data, '['), *close_br;
+
+		close_br = open_br ? strchr(open_br, ']') : NULL;
+		if (close_br && close_br - open_br - 1 < (long)sizeof(shmem_thp))
+			snprintf(shmem_thp, sizeof(shmem_thp), "%.*s",
+				 (int)(close_br - open_br - 1), open_br + 1);
+		write_string(shmem_thp_path, "advise");
+	}
+	text_free(&saved);
+
+	fflush(stdout);
+	target = fork();
+	if (target == 0) {
+		close(ready[0]);
+		die_with_parent(parent);
+		churn_target(sh, ready[1]);
+	}
+	close(ready[1]);
+	if (target < 0 || read(ready[0], &byte, 1) != 1) {
+		tap_diag("the churning target did not start");
+		problems++;
+		goto out;
+	}
+	for (i = 0; i < CHURN_READERS; i++) {
+		readers[i] = fork();
+		if (readers[i] == 0) {
+			die_with_parent(parent);
+			churn_reader(sh, i, target);
+		}
+	}
+	sleep_ns((uint64_t)seconds * 1000000000ULL);
+	atomic_store(&sh->stop, 1);
+	for (i = 0; i < CHURN_READERS; i++) {
+		if (readers[i] > 0)
+			waitpid(readers[i], NULL, 0);
+		else
+			problems++;
+		reads += sh->readers[i].reads;
+		problems += sh->readers[i].violations;
+	}
+	tap_diag("%lu s: %lu cycles, %lu shmem and %lu anonymous collapses, %lu reads",
+		 seconds, sh->cycles, sh->shmem_collapsed, sh->anon_collapsed,
+		 reads);
+	if (!sh->cycles || !reads) {
+		tap_diag("nothing churned or nothing was read");
+		problems++;
+	}
+out:
+	if (target > 0) {
+		kill(target, SIGKILL);
+		waitpid(target, NULL, 0);
+	}
+	close(ready[0]);
+	if (shmem_thp[0])
+		write_string(shmem_thp_path, shmem_thp);
+	munmap(sh, sizeof(*sh));
+	return problems ? FAIL : PASS;
+}
+
 /* ---- runner ---- */
 
 static const struct test_case tests[] = {
@@ -1549,6 +1743,7 @@ static const struct test_case tests[] = {
 	TEST(test_exit_between_reads),
 	TEST(test_exit_mid_huge_read),
 	TEST(test_open_exit_read_close_1000),
+	TEST(test_pte_table_churn),
 };
 
 static const char *env_fmt(const char *name, const char *fallback)
