@@ -87,6 +87,10 @@ cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
 if [ "${CI:-}" = true ] && [ -z "${updated:-}" ]; then
 	in_root apt-get update -qq
 fi
+# tests/dkms.sh builds for the 7.x kernels with trixie's dkms (here, not in
+# debootstrap's list, so that roots made before that get it too).
+[ -x "$root/usr/sbin/dkms" ] ||
+	in_root apt-get install -y -qq --no-install-recommends dkms >/dev/null
 
 if [ "${1:-}" = kernels ]; then
 	rels=
