@@ -28,6 +28,11 @@ mirror=http://deb.debian.org/debian
 export DEBIAN_FRONTEND=noninteractive
 
 in_root() { chroot "$root" "$@"; }
+# dpkg's pty log needs /dev/pts, which the root lacks: without this every
+# install printed "E: Can not write log (Is /dev/pts mounted?)".
+apt_install() {
+	in_root apt-get install -y -qq -o Dpkg::Use-Pty=0 --no-install-recommends "$@" >/dev/null
+}
 
 # The newest release of a flavour ("" or "rt-") that has headers and an
 # image in trixie-backports, looked for from the newest down.
@@ -90,7 +95,7 @@ fi
 # tests/dkms.sh builds for the 7.x kernels with trixie's dkms (here, not in
 # debootstrap's list, so that roots made before that get it too).
 [ -x "$root/usr/sbin/dkms" ] ||
-	in_root apt-get install -y -qq --no-install-recommends dkms >/dev/null
+	apt_install dkms
 
 if [ "${1:-}" = kernels ]; then
 	rels=
@@ -104,8 +109,7 @@ if [ "${1:-}" = kernels ]; then
 		[ -d "$root/usr/src/linux-headers-$rel" ] || missing="$missing linux-headers-$rel"
 	done
 	if [ -n "$missing" ]; then
-		in_root apt-get install -y -qq --no-install-recommends -t trixie-backports \
-			$missing >/dev/null
+		apt_install -t trixie-backports $missing
 	fi
 	for rel in $rels; do
 		[ -f "$root/boot/vmlinuz-$rel" ] && continue
