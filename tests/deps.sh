@@ -1,8 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Install, by name and through apt, whatever the guest harness needs and is
-# missing: the newest Debian 6.1 and 6.12 kernel images and headers, QEMU,
-# busybox-static and cpio.  Installed packages are left alone.
+# missing: the newest bookworm 6.1, 6.12 and 6.12 rt kernel images and
+# headers, QEMU, busybox-static and cpio; then the trixie build root with
+# the newest 7.x kernels, generic and rt (tests/trixie-root.sh, ~1 min the
+# first time).  Installed packages are left alone.
 set -eu
 here=$(dirname "$0")
 export DEBIAN_FRONTEND=noninteractive
@@ -19,7 +21,9 @@ want="$want libncurses-dev tmux"
 want="$want flex bison bc libelf-dev libssl-dev xz-utils git"
 # checkpatch.pl runs scripts/spdxcheck.py, which needs these.
 want="$want python3-ply python3-git"
-for rel in $("$here/kernels.sh"); do
+# The trixie root for the 7.x kernels (tests/trixie-root.sh).
+want="$want debootstrap"
+for rel in $("$here/kernels.sh" bookworm); do
 	want="$want linux-image-$rel linux-headers-$rel"
 done
 
@@ -32,3 +36,4 @@ if [ -n "$missing" ]; then
 	echo "deps.sh: installing$missing"
 	apt-get install -y -qq --no-install-recommends $missing >/dev/null
 fi
+"$here/trixie-root.sh" kernels >/dev/null

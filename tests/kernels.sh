@@ -1,17 +1,42 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Print the newest Debian kernel release of each supported line, one per line
-# ("6.1.0-N-amd64", "6.12.X+deb12-amd64").  Old ABI numbers leave the archive,
-# so the newest one with both an image and headers is looked up, never hard-coded.
+# Print the newest Debian kernel of each tested line, one per line, in the
+# form tests/qemu/run.sh takes:
+#
+#   6.1.0-N-amd64              bookworm, installed on this host
+#   6.12.X+deb12-amd64         bookworm
+#   6.12.X+deb12-rt-amd64      bookworm, PREEMPT_RT
+#   REL:ROOT/boot/vmlinuz-REL:ROOT/usr/src/linux-headers-REL
+#                              7.x from trixie-backports, generic then rt,
+#                              in the trixie build root (tests/trixie-root.sh)
+#
+# "kernels.sh bookworm" prints only the first three.  Old ABI numbers leave
+# the archive, so the newest one with both an image and headers is looked
+# up, never hard-coded.  Fails (after printing what it found) when a line
+# is missing, e.g. before tests/deps.sh made the trixie root.
 set -eu
+here=$(dirname "$0")
+# From the newest down, stopping at the first with an image: apt-cache
+# show takes over a second, and this runs for every suite.
 newest() {
 	apt-cache search --names-only "^linux-headers-$1" |
-		sed -n "s/^linux-headers-\($1\) .*/\1/p" | sort -V | while read -r rel; do
-			apt-cache show "linux-image-$rel" >/dev/null 2>&1 && echo "$rel"
-		done | tail -n 1
+		sed -n "s/^linux-headers-\($1\) .*/\1/p" | sort -rV | while read -r rel; do
+			if apt-cache show "linux-image-$rel" >/dev/null 2>&1; then
+				echo "$rel"
+				break
+			fi
+		done
 }
-for line in '6\.1\.0-[0-9]*-amd64' '6\.12\.[0-9]*[+]deb12-amd64'; do
+for line in '6\.1\.0-[0-9]*-amd64' '6\.12\.[0-9]*[+]deb12-amd64' \
+	'6\.12\.[0-9]*[+]deb12-rt-amd64'; do
 	rel=$(newest "$line")
 	[ -n "$rel" ] || { echo "kernels.sh: no Debian kernel matches $line" >&2; exit 1; }
 	echo "$rel"
+done
+[ "${1:-}" = bookworm ] && exit 0
+# The first line is the root, then one release per line.
+trixie=$("$here/trixie-root.sh" list) || exit 1
+root=$(echo "$trixie" | head -n 1)
+for rel in $(echo "$trixie" | tail -n +2); do
+	echo "$rel:$root/boot/vmlinuz-$rel:$root/usr/src/linux-headers-$rel"
 done

@@ -10,6 +10,12 @@
 #   tests/trixie-root.sh kernels    also print the newest 7.x releases with
 #                                   headers and image, generic then rt,
 #                                   one per line (e.g. 7.3.4+deb13-amd64)
+#   tests/trixie-root.sh list       print the same from the root as it is,
+#                                   installing and updating nothing; fails
+#                                   when the root or a kernel is missing
+#   tests/trixie-root.sh run CMD... run CMD chrooted in the root, with a
+#                                   /proc of its own (7.x's objtool reads
+#                                   /proc/self); the mount ends with CMD
 #
 # For each release the headers are installed in the root and the image is
 # extracted to ROOT/boot/vmlinuz-REL (the image package itself is not
@@ -22,6 +28,51 @@ mirror=http://deb.debian.org/debian
 export DEBIAN_FRONTEND=noninteractive
 
 in_root() { chroot "$root" "$@"; }
+# dpkg's pty log needs /dev/pts, which the root lacks: without this every
+# install printed "E: Can not write log (Is /dev/pts mounted?)".
+apt_install() {
+	in_root apt-get install -y -qq -o Dpkg::Use-Pty=0 --no-install-recommends "$@" >/dev/null
+}
+
+# The newest release of a flavour ("" or "rt-") that has headers and an
+# image in trixie-backports, looked for from the newest down.
+newest() {
+	in_root apt-cache search --names-only "^linux-headers-7\.[0-9.]*[+]deb13-$1amd64\$" |
+		sed -n "s/^linux-headers-\(7\.[0-9.]*[+]deb13-$1amd64\) .*/\1/p" | sort -rV |
+		while read -r rel; do
+			if in_root apt-cache show "linux-binary-$rel" >/dev/null 2>&1; then
+				echo "$rel"
+				break
+			fi
+		done
+}
+
+# A private mount namespace: the /proc mount dies with CMD, even when CMD
+# is killed, and no other process sees it.
+if [ "${1:-}" = run ]; then
+	shift
+	[ -f "$root/.pmaps-ready" ] ||
+		{ echo "trixie-root.sh: no trixie root in $root: run tests/deps.sh" >&2; exit 1; }
+	exec unshare --mount --propagation private sh -c \
+		'mount -t proc proc "$0/proc" && exec chroot "$0" "$@"' "$root" "$@"
+fi
+
+# tests/kernels.sh asks often: answer without touching the root or the net.
+if [ "${1:-}" = list ]; then
+	[ -f "$root/.pmaps-ready" ] ||
+		{ echo "trixie-root.sh: no trixie root in $root: run tests/deps.sh" >&2; exit 1; }
+	echo "$root"
+	for flavour in "" rt-; do
+		rel=$(newest "$flavour")
+		if [ -z "$rel" ] || [ ! -f "$root/boot/vmlinuz-$rel" ] ||
+			[ ! -d "$root/usr/src/linux-headers-$rel" ]; then
+			echo "trixie-root.sh: the newest 7.x ${flavour}amd64 kernel is not in $root: run tests/deps.sh" >&2
+			exit 1
+		fi
+		echo "$rel"
+	done
+	exit 0
+fi
 
 if [ ! -f "$root/.pmaps-ready" ]; then
 	command -v debootstrap >/dev/null ||
@@ -41,16 +92,10 @@ cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
 if [ "${CI:-}" = true ] && [ -z "${updated:-}" ]; then
 	in_root apt-get update -qq
 fi
-
-# The newest release of a flavour ("" or "rt-") that has headers and an
-# image in trixie-backports.
-newest() {
-	in_root apt-cache search --names-only "^linux-headers-7\.[0-9.]*[+]deb13-$1amd64\$" |
-		sed -n "s/^linux-headers-\(7\.[0-9.]*[+]deb13-$1amd64\) .*/\1/p" | sort -V |
-		while read -r rel; do
-			in_root apt-cache show "linux-binary-$rel" >/dev/null 2>&1 && echo "$rel"
-		done | tail -n 1
-}
+# tests/dkms.sh builds for the 7.x kernels with trixie's dkms (here, not in
+# debootstrap's list, so that roots made before that get it too).
+[ -x "$root/usr/sbin/dkms" ] ||
+	apt_install dkms
 
 if [ "${1:-}" = kernels ]; then
 	rels=
@@ -64,8 +109,7 @@ if [ "${1:-}" = kernels ]; then
 		[ -d "$root/usr/src/linux-headers-$rel" ] || missing="$missing linux-headers-$rel"
 	done
 	if [ -n "$missing" ]; then
-		in_root apt-get install -y -qq --no-install-recommends -t trixie-backports \
-			$missing >/dev/null
+		apt_install -t trixie-backports $missing
 	fi
 	for rel in $rels; do
 		[ -f "$root/boot/vmlinuz-$rel" ] && continue

@@ -287,6 +287,22 @@ static inline char *map_between_guards(size_t len, int prot, int flags,
 }
 
 /*
+ * MADV_NOHUGEPAGE, so that every page stays a page of its own.  A kernel
+ * without THP (PREEMPT_RT ones: TRANSPARENT_HUGEPAGE depends on
+ * !PREEMPT_RT) has no such advice and says EINVAL, but then it has no huge
+ * pages to keep away either.  Returns 0 or -1 (errno set).
+ */
+static inline int no_thp(void *p, size_t len)
+{
+	if (!madvise(p, len, MADV_NOHUGEPAGE))
+		return 0;
+	if (errno == EINVAL &&
+	    access("/sys/kernel/mm/transparent_hugepage", F_OK))
+		return 0;
+	return -1;
+}
+
+/*
  * Fresh folios wait in per-CPU LRU batches, with PG_active set under
  * MGLRU, until the batch is drained, so neighbouring pages could show
  * different flags.  move_pages() with no pages still calls

@@ -361,7 +361,7 @@ static char *map_anon(size_t pages)
 	char *p = map_between_guards(pages * page_size, PROT_READ | PROT_WRITE,
 				     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
-	if (p && madvise(p, pages * page_size, MADV_NOHUGEPAGE)) {
+	if (p && no_thp(p, pages * page_size)) {
 		tap_diag("MADV_NOHUGEPAGE: %s", strerror(errno));
 		return NULL;
 	}
@@ -711,7 +711,7 @@ static enum outcome test_sparse_1tib(void)
 				  -1, 0);
 	if (!base)
 		return FAIL;
-	if (madvise(base, len, MADV_NOHUGEPAGE)) {
+	if (no_thp(base, len)) {
 		tap_diag("MADV_NOHUGEPAGE: %s", strerror(errno));
 		return FAIL;
 	}

@@ -126,7 +126,7 @@ static char *map_sparse(size_t pages, size_t stride)
 	if (!p)
 		return NULL;
 	/* a THP would make 512 written pages one range */
-	if (madvise(p, pages * page_size, MADV_NOHUGEPAGE)) {
+	if (no_thp(p, pages * page_size)) {
 		tap_diag("MADV_NOHUGEPAGE: %s", strerror(errno));
 		return NULL;
 	}

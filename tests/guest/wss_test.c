@@ -35,7 +35,7 @@ static void __attribute__((noreturn)) working_set_loop(int report_fd)
 
 	p = map_between_guards(MAPPED, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (!p || madvise(p, MAPPED, MADV_NOHUGEPAGE))
+	if (!p || no_thp(p, MAPPED))
 		_exit(1);
 	memset(p, 1, MAPPED);
 	if (write(report_fd, &p, sizeof(p)) != (ssize_t)sizeof(p))
