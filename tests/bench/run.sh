@@ -7,8 +7,8 @@
 #
 #   tests/bench/run.sh [--smoke] [KERNEL...]
 #
-# KERNEL as for tests/qemu/run.sh; default: the generic Debian 6.1 and 6.12
-# kernels and the plain patched kernel (built by tests/kernel/build.sh,
+# KERNEL as for tests/qemu/run.sh; default: the generic Debian 6.1, 6.12
+# and 7.x kernels and the plain patched kernel (built by tests/kernel/build.sh,
 # ~4 min the first time).  --smoke runs 64 times smaller workloads once on
 # the generic Debian 6.12 kernel and only checks that the bench works (make
 # check runs it); its ratios mean little.  Results go to $BUILD/bench/results: records-*.tsv
@@ -28,14 +28,15 @@ die() { echo "bench: $*" >&2; exit 1; }
 "$top/tests/deps.sh" || die "tests/deps.sh failed"
 pt=$("$top/tests/bench/page-types.sh" --static) || die "no page-types"
 
-# The bench times the generic bookworm kernels, 6.1 and 6.12 (the smoke
-# run only 6.12); make check runs the suites on the rt and 7.x ones.
-generic=$("$top/tests/kernels.sh" bookworm | grep -v -- -rt-) ||
+# The bench times the generic kernels, 6.1, 6.12 and 7.x, where the
+# module reads under per-VMA locks (the smoke run only 6.12); make check
+# runs the suites on the rt ones.
+generic=$("$top/tests/kernels.sh" | grep -v -- -rt-) ||
 	die "tests/kernels.sh failed"
 if [ $# -gt 0 ]; then
 	kernels=$*
 elif [ -n "$smoke" ]; then
-	kernels=$(echo "$generic" | tail -n 1)
+	kernels=$(echo "$generic" | grep '^6\.12\.')
 else
 	kernels="$generic $("$top/tests/kernel/build.sh" plain |
 		awk '{ print $1 ":" $2 ":" $3 }')" || die "building the patched kernel failed"
