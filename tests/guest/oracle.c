@@ -965,7 +965,7 @@ static int test_oracle_mthp(struct text *t)
 	char *area = NULL;
 
 	if (thp_setting(mthp_path, old_mthp, sizeof(old_mthp))) {
-		tap_skip("test_oracle_mthp", "no 64 KiB mTHP in this kernel (v6.8)");
+		tap_skip("test_oracle_mthp", "no 64 KiB mTHP: the kernel has no THP, or is older than v6.8");
 		return 1;
 	}
 	/* 64 KiB folios, never a PMD THP over them */
