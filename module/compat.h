@@ -155,11 +155,13 @@ static inline int pmaps_page_mapcount(struct folio *folio, struct page *page)
  * v6.14, "Pass parent directory inode and expected name to
  * ->d_revalidate()": before, ->d_revalidate() got the dentry alone.
  * PMAPS_D_REVALIDATE(fn) names what goes into dentry_operations for an fn
- * written to the new signature; older kernels get a wrapper that passes
- * the dentry's own name (the callers here never need the directory).
+ * written to the new signature; on older kernels PMAPS_DEFINE_D_REVALIDATE(fn)
+ * defines a wrapper that passes the dentry's own name (the callers here
+ * never need the directory).
  */
 #ifdef HAVE_D_REVALIDATE_DIR
 #define PMAPS_D_REVALIDATE(fn)	fn
+#define PMAPS_DEFINE_D_REVALIDATE(fn)
 #else
 #define PMAPS_D_REVALIDATE(fn)	fn##_dentry_only
 #define PMAPS_DEFINE_D_REVALIDATE(fn)					\

@@ -167,9 +167,7 @@ static int pmaps_d_revalidate(struct inode *dir, const struct qstr *name,
 	return valid;
 }
 
-#ifdef PMAPS_DEFINE_D_REVALIDATE
 PMAPS_DEFINE_D_REVALIDATE(pmaps_d_revalidate)
-#endif
 
 static const struct dentry_operations pmaps_dentry_operations = {
 	.d_revalidate	= PMAPS_D_REVALIDATE(pmaps_d_revalidate),
