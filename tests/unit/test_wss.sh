@@ -93,9 +93,13 @@ expect_text unknown_pid 1 "" "pmaps wss: no process $pid_max"
 
 # 64 MiB of anonymous memory between PROT_NONE guards, every page written
 # once, then its first 8 MiB read every 10 ms: the working set.  No THP,
-# whose young bit would cover 512 pages at once.
+# whose young bit would cover 512 pages at once.  After each whole sweep
+# of the working set it writes the number of sweeps so far (8 bytes) to
+# the file named by its argument, so a test can wait for one.
 cat > "$tmp/target.c" <<'EOF'
 #define _DEFAULT_SOURCE
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -105,11 +109,13 @@ cat > "$tmp/target.c" <<'EOF'
 #define MAPPED	(64UL << 20)
 #define WORKING	(8UL << 20)
 
-int main(void)
+int main(int argc, char **argv)
 {
 	long ps = sysconf(_SC_PAGESIZE);
 	struct timespec tick = { 0, 10 * 1000 * 1000 };
+	int sweeps_fd = argc > 1 ? open(argv[1], O_WRONLY | O_CREAT, 0600) : -1;
 	volatile char sink = 0;
+	uint64_t sweeps = 0;
 	char *guard, *p;
 	size_t off;
 
@@ -128,14 +134,39 @@ int main(void)
 	for (;;) {
 		for (off = 0; off < WORKING; off += ps)
 			sink += p[off];
+		sweeps++;
+		if (sweeps_fd >= 0 &&
+		    pwrite(sweeps_fd, &sweeps, sizeof(sweeps), 0) != sizeof(sweeps))
+			return 1;
 		nanosleep(&tick, NULL);
 	}
 }
 EOF
 
 start_target() {
-	spawn_target wss-target 100 0.05 || return 1
+	spawn_target wss-target 100 0.05 "$tmp/sweeps" || return 1
 	read -r lo hi ws_pages < "$tmp/layout"
+}
+
+# The target's whole sweeps of its working set so far.
+sweeps() {
+	od -An -tu8 -N8 "$tmp/sweeps" 2> /dev/null | tr -d ' '
+}
+
+# Wait until the target has swept its whole working set twice more than
+# when called: at least one whole sweep then lies after the call.  The
+# machine's speed decides how long that takes, not whether it happens.
+wait_for_a_whole_sweep() {
+	from=$(sweeps)
+	i=0
+	while [ $i -lt 1200 ]; do
+		now=$(sweeps)
+		[ "${now:-0}" -ge $((${from:-0} + 2)) ] && return 0
+		sleep 0.05
+		i=$((i + 1))
+	done
+	echo "# the target swept no whole working set in 60 s"
+	return 1
 }
 
 # The row of the target's mapping in interval $1 of $tmp/out.
@@ -221,11 +252,17 @@ else
 			"$tmp/out"
 	result all_lists_untouched_vmas
 
-	# Ctrl-C in the wait: the interval so far is read and shown.
+	# Ctrl-C in the wait: the interval so far is read and shown.  The
+	# refs are cleared before the wait, so once the target has swept its
+	# working set whole after that, all of it must count.
 	"$PMAPS" wss --clear-refs -i 600 -n 0 "$target_pid" \
 		> "$tmp/out" 2> "$tmp/err" &
 	wss_pid=$!
-	waiting_in_pselect "$wss_pid" && kill -INT "$wss_pid"
+	if waiting_in_pselect "$wss_pid" && wait_for_a_whole_sweep; then
+		kill -INT "$wss_pid"
+	else
+		kill -KILL "$wss_pid"	# fail, rather than wait 600 s
+	fi
 	wait "$wss_pid"
 	rc=$?
 	wss_pid=
