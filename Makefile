@@ -52,9 +52,12 @@ unload:
 check:
 	tests/check.sh
 
+# One guest: DEMO_KERNEL (as for tests/qemu/run.sh), by default the newest
+# generic kernel tests/kernels.sh names.
 demo:
 	tests/deps.sh
-	tests/qemu/run.sh --mode demo $(DEMO_KERNEL)
+	tests/qemu/run.sh --mode demo \
+		$${DEMO_KERNEL:-$$(tests/kernels.sh | grep -v -- -rt- | tail -n 1)}
 
 style:
 	tests/style.sh
