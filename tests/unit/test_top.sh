@@ -132,6 +132,21 @@ wait_for() {
 	done
 }
 
+# wait_until CHECK...: poll until the command CHECK, run on a fresh
+# capture in $tmp/screen, succeeds.  For a test that asserts several things
+# of one screen: pmaps top may show the first before it draws the rest
+# (under valgrind, long enough for one capture to fall in between).
+wait_until() {
+	i=0
+	while :; do
+		tm capture-pane -p -t top > "$tmp/screen" 2> /dev/null
+		"$@" && return 0
+		i=$((i + 1))
+		[ $i -ge $polls ] && return 1
+		sleep 0.1
+	done
+}
+
 # keys KEY...: tmux key names; text TEXT: typed as is
 keys() {
 	tm send-keys -t top "$@"
@@ -274,7 +289,11 @@ msg=$(head -n 1 "$tmp/err" | sed 's/^pmaps: //')
 keys f
 text X
 keys Enter
-wait_for "'X' in 'X'" && flat | grep -qF -- "$msg" && grep -q "filter: A " "$tmp/screen"
+filter_error_shown() {
+	grep -qF "'X' in 'X'" "$tmp/screen" && flat | grep -qF -- "$msg" &&
+		grep -q "filter: A " "$tmp/screen"
+}
+wait_until filter_error_shown
 result top_filter_error_is_parsers
 
 keys f Enter
