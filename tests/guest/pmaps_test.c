@@ -1443,6 +1443,16 @@ static void huge_pool_restore(const struct huge_pool *pool)
 		write_string(pool->nr_path, pool->old);
 }
 
+/*
+ * A private anonymous hugetlb mapping of len bytes, in the page size of
+ * size_flag (MAP_HUGE_*), or MAP_FAILED.
+ */
+static char *map_hugetlb_private(size_t len, int size_flag)
+{
+	return mmap(NULL, len, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | size_flag, -1, 0);
+}
+
 /* The index of the first range in [base, base + len) must be @index. */
 static bool check_first_index(const struct pmaps_map *map, const void *base,
 			      size_t len, unsigned long long index)
@@ -1492,9 +1502,7 @@ static enum outcome test_hugetlb_private(void)
 	result = huge_pool_grow(&pool, HUGE_SIZE >> 10, 3);
 	if (result != PASS)
 		return result;
-	area = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | HUGE_2M_FLAG,
-		    -1, 0);
+	area = map_hugetlb_private(len, HUGE_2M_FLAG);
 	if (area == MAP_FAILED) {
 		tap_diag("mmap MAP_HUGETLB: %s", strerror(errno));
 		goto restore;
@@ -1638,9 +1646,7 @@ static char *setup_hugetlb_alternating(void *arg)
 	char *area;
 
 	(void)arg;
-	area = mmap(NULL, MANY_HUGE * HUGE_SIZE, PROT_READ | PROT_WRITE,
-		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | HUGE_2M_FLAG,
-		    -1, 0);
+	area = map_hugetlb_private(MANY_HUGE * HUGE_SIZE, HUGE_2M_FLAG);
 	if (area == MAP_FAILED)
 		return NULL;
 	for (i = 0; i < MANY_HUGE; i++) {
@@ -1749,9 +1755,7 @@ static enum outcome test_hugetlb_1g(void)
 	result = huge_pool_grow(&pool, GIGA_SIZE >> 10, 1);
 	if (result != PASS)
 		return result;
-	area = mmap(NULL, GIGA_SIZE, PROT_READ | PROT_WRITE,
-		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | HUGE_1G_FLAG,
-		    -1, 0);
+	area = map_hugetlb_private(GIGA_SIZE, HUGE_1G_FLAG);
 	if (area == MAP_FAILED) {
 		tap_diag("mmap MAP_HUGETLB 1 GiB: %s", strerror(errno));
 		goto restore;
