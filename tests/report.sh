@@ -30,20 +30,21 @@ awk '
 function flush() {
 	if (kernel == "")
 		return
-	printf "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", kernel, stress, exits,
-		unloads, memory, latency, failed, verdict
+	printf "%s\t%s\t%s\t%s\t%s\t%s\t%d / %d / %d\t%s\n", kernel, stress,
+		exits, unloads, memory, latency, passed, failed, skipped, verdict
 	kernel = ""
 }
 /^qemu: kernel / {
 	flush()
 	kernel = $3; stress = "-"; exits = "ok"; unloads = "-"; memory = "-"
-	latency = "-"; failed = 0; verdict = "clean"
+	latency = "-"; passed = 0; failed = 0; skipped = 0; verdict = "clean"
 	next
 }
 # The header of a host suite ends the guest section before it.
 /^== / { flush(); next }
 kernel == "" { next }
 /^not ok/ { failed++ }
+/^ok [0-9]+/ { if (/# SKIP/) skipped++; else passed++ }
 /reads, .* VMAs, .* ranges checked/ {
 	sub(/^# /, ""); sub(/ \(.*/, ""); stress = $0
 }
@@ -54,8 +55,9 @@ kernel == "" { next }
 /bytes of kernel memory per open file/ { memory = $3 " B" }
 /^#   with 2 readers/ { latency = $(NF - 1) " us" }
 /^#   one full read/ { latency = latency " / " $(NF - 1) " ms" }
-/^qemu: .*: the console shows a kernel problem/ { verdict = "KERNEL PROBLEM" }
-/^qemu: .*: the guest did not finish/ { verdict = "DID NOT FINISH" }
+/^not ok - .*: the module does not build/ { verdict = "MODULE DID NOT BUILD" }
+/^not ok - .*: the console shows a kernel problem/ { verdict = "KERNEL PROBLEM" }
+/^not ok - .*: the guest did not finish/ { verdict = "DID NOT FINISH" }
 END { flush() }
 ' "$log" | awk -F'\t' '
 BEGIN {
@@ -63,7 +65,7 @@ BEGIN {
 	h[3] = "Exit races"; h[4] = "Unloads while open"
 	h[5] = "Kernel memory per open file"
 	h[6] = "Worst mmap with readers / one full read"
-	h[7] = "Tests failed"; h[8] = "Console"
+	h[7] = "Tests passed / failed / skipped"; h[8] = "Console"
 	n = 8
 	for (i = 1; i <= n; i++) w[i] = length(h[i])
 }
@@ -98,10 +100,17 @@ END {
 echo
 echo "Bad inputs tried (libFuzzer, ASan and UBSan, over the committed corpus):"
 echo
-grep -E '^ok [0-9]+ fuzz_(parse|cli):|^not ok [0-9]+ fuzz' "$log" | sed 's/^\(not \)\{0,1\}ok [0-9]* /- /' || echo "- (no fuzzing in this log)"
+fuzzed=$(grep -E '^ok [0-9]+ fuzz_(parse|cli):|^not ok [0-9]+ fuzz' "$log" |
+	sed 's/^\(not \)\{0,1\}ok [0-9]* /- /')
+echo "${fuzzed:-- (no fuzzing in this log)}"
 echo
 for suite in unit-asan unit-valgrind; do
-	echo "Unit and CLI tests, $suite: $(awk -v s="== $suite" '$0 == s { on = 1; next } /^== / { on = 0 } on && /^ok / { n++ } on && /^not ok/ { f++ } END { printf "%d passed, %d failed", n, f }' "$log")."
+	echo "Unit and CLI tests, $suite: $(awk -v s="== $suite" '
+		$0 == s { on = 1; next }
+		/^== / { on = 0 }
+		on && /^ok / { if (/# SKIP/) k++; else n++ }
+		on && /^not ok/ { f++ }
+		END { printf "%d passed, %d failed, %d skipped", n, f, k }' "$log")."
 	echo
 done
 echo
