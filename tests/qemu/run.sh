@@ -18,8 +18,12 @@
 # kernel, its selftest, and compares the two texts.  A kernel passes when the
 # guest wrote its closing token to the second serial port, and the console
 # shows no BUG: (KASAN too), WARNING: (lockdep too), Oops, soft lockup, RCU
-# stall, hung task or panic.  Prints the TAP it
-# got and, last, "qemu: N passed, N failed, N skipped" over all kernels.
+# stall, hung task or panic.  Prints the TAP it got, a failing line naming
+# the kernel and the suite, and one "not ok - KERNEL: ..." line for each
+# fault found from the host (a module that does not build, a kernel
+# problem on the console, a guest that did not finish); last, "qemu: N
+# passed, N failed, N skipped" over all kernels.  QEMU names the emulator
+# (the harness's self-test gives it a stand-in).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD:-$top/build}
@@ -30,12 +34,19 @@ if [ "${1:-}" = --mode ]; then
 fi
 troot=$build/trixie-root
 
-die() { echo "qemu: $*" >&2; exit 2; }
+qemu=${QEMU:-qemu-system-x86_64}
+# A fault that stops the whole run before any kernel boots.
+die() {
+	echo "not ok - qemu: $*"
+	exit 2
+}
 kernels=$*
 if [ -z "$kernels" ]; then
 	kernels=$("$top/tests/kernels.sh") || die "tests/kernels.sh failed: run tests/deps.sh"
 fi
-command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing: run tests/deps.sh"
+# Nothing to boot is no pass.
+[ -n "$(echo $kernels)" ] || die "no kernel to boot: tests/kernels.sh named none"
+command -v "$qemu" >/dev/null || die "$qemu missing: run tests/deps.sh"
 [ -x /bin/busybox ] || die "/bin/busybox missing: run tests/deps.sh"
 
 make -s -C "$top/tests/guest" O="$build/guest" || die "building the guest programs failed"
@@ -85,7 +96,7 @@ boot() {
 	console=$build/console-$rel.log
 	result=$build/result-$rel.log
 	rm -f "$console" "$result"
-	timeout "${QEMU_TIMEOUT:-600}" qemu-system-x86_64 -machine q35 -accel tcg -cpu max \
+	timeout "${QEMU_TIMEOUT:-600}" "$qemu" -machine q35 -accel tcg -cpu max \
 		-smp 2 -m 2G -no-reboot -display none -monitor none \
 		-serial "file:$console" -serial "file:$result" \
 		-kernel "$image" -initrd "$build/initramfs-$rel.cpio.gz" \
@@ -119,7 +130,11 @@ for spec in $kernels; do
 	esac
 	[ -f "$image" ] || die "no kernel image $image: run tests/deps.sh"
 	echo "qemu: kernel $rel"
-	build_module "$rel" "$kdir" || { echo "qemu: $rel: module build failed"; failed=$((failed + 1)); continue; }
+	if ! build_module "$rel" "$kdir"; then
+		echo "not ok - $rel: the module does not build with W=1 cleanly"
+		failed=$((failed + 1))
+		continue
+	fi
 	pack_initramfs "$rel"
 	start=$(date +%s)
 	boot "$rel"
@@ -127,19 +142,28 @@ for spec in $kernels; do
 	touch "$result"
 	# The serial port turns every newline into CRLF.
 	sed -i 's/\r$//' "$result"
-	[ "$mode" = bench ] || grep -v '^pmaps-guest: done' "$result"
+	finished=
+	grep -q '^pmaps-guest: done' "$result" && finished=1
+	# Each failing line names the kernel and the suite ("# suite X"
+	# comes before every suite's TAP), wherever it is read later.
+	awk -v rel="$rel" '
+		/^# suite [^ ]*$/ { suite = $3 }
+		/^not ok / { $0 = $0 " [" rel (suite != "" ? " " suite : "") "]" }
+		!/^pmaps-guest: done/' "$result" > "$result.named"
+	mv "$result.named" "$result"
+	[ "$mode" = bench ] || cat "$result"
 	p=$(grep -E '^ok [0-9]+' "$result" | grep -vc '# SKIP')
 	s=$(grep -E '^ok [0-9]+' "$result" | grep -c '# SKIP')
 	f=$(count '^not ok( |$)' "$result")
 	bad=$(grep -aE 'BUG:|WARNING:|Oops|soft lockup|Kernel panic|Call Trace|detected stalls|blocked for more than' "$console" | head -5)
 	if [ -n "$bad" ]; then
-		echo "qemu: $rel: the console shows a kernel problem:"
-		echo "$bad" | sed 's/^/qemu:   /'
+		echo "not ok - $rel: the console shows a kernel problem"
+		echo "$bad" | sed 's/^/#   /'
 		f=$((f + 1))
 	fi
-	if ! grep -q '^pmaps-guest: done' "$result"; then
-		echo "qemu: $rel: the guest did not finish (no closing token); console tail:"
-		tail -n 20 "$console" | sed 's/^/qemu:   /'
+	if [ -z "$finished" ]; then
+		echo "not ok - $rel: the guest did not finish (no closing token); console tail:"
+		tail -n 20 "$console" | sed 's/^/#   /'
 		f=$((f + 1))
 	fi
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
