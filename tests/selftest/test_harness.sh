@@ -1,0 +1,159 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The harness's own counting (tests/harness.sh, tests/tap-plan.awk,
+# tests/qemu/run.sh, tests/report.sh, tests/fuzz/run.sh) shown each fault it
+# must count.  Guests are played by a stand-in for QEMU that writes a given
+# serial transcript, so no kernel boots here; the module is still built,
+# for the newest bookworm kernel, as run.sh always does.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/selftest/lib.sh"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+build=$work/build
+mkdir -p "$build"
+. "$top/tests/harness.sh"
+kernel=$("$top/tests/kernels.sh" bookworm | head -n 1)
+
+# The stand-in: $work/guest/RESULT goes to the second serial port and
+# $work/guest/CONSOLE to the first, whatever the kernel.
+mkdir -p "$work/bin" "$work/guest"
+cat > "$work/bin/fake-qemu" <<'FAKE'
+#!/bin/sh
+for arg; do
+	case $prev in
+	-serial) eval "port$((n = ${n:-0} + 1))=\${arg#file:}" ;;
+	esac
+	prev=$arg
+done
+cat "$FAKE_GUEST/CONSOLE" > "$port1" 2>/dev/null
+cat "$FAKE_GUEST/RESULT" > "$port2" 2>/dev/null
+FAKE
+chmod +x "$work/bin/fake-qemu"
+
+# guest CONSOLE-TEXT RESULT-TEXT: what the next stand-in guest prints.
+guest() {
+	printf '%s\n' "$1" > "$work/guest/CONSOLE"
+	printf '%s\n' "$2" > "$work/guest/RESULT"
+}
+# qemu_suite NAME KERNEL...: run.sh over the stand-in as make check runs it;
+# the counters start from zero.
+qemu_suite() {
+	st_name=$1
+	shift
+	passed=0 failed=0 skipped=0
+	QEMU=$work/bin/fake-qemu FAKE_GUEST=$work/guest \
+		run "$st_name" 300 "$top/tests/qemu/run.sh" "$@" > "$work/$st_name.log"
+}
+good_suite='# suite /bin/pmaps_test
+TAP version 13
+1..2
+ok 1 test_one
+ok 2 test_two
+# suite /bin/pmaps_test exit 0'
+
+# Control: a clean guest passes, so the faults below are what fail.
+guest "[    0.0] Linux version" "$good_suite
+pmaps-guest: done"
+qemu_suite clean "$kernel"
+[ "$passed" = 2 ] && [ "$failed" = 0 ] && echo "ok" > "$work/clean.verdict"
+caught clean_guest_passes "$work/clean.verdict" '^ok$'
+
+guest "[    1.0] WARNING: CPU: 1 PID: 7 at mm/memory.c:1 zap+0x1" "$good_suite
+pmaps-guest: done"
+qemu_suite warning "$kernel"
+caught console_warning_is_a_failure "$work/warning.log" \
+	"^not ok - $kernel: the console shows a kernel problem"
+
+# Two faults on two kernels are two failures, each named.
+guest "[    0.0] Linux version" "$good_suite"
+qemu_suite two_faults "$kernel" "$kernel"
+[ "$failed" = 2 ] && echo "failed $failed" >> "$work/two_faults.log"
+caught each_guest_fault_counts "$work/two_faults.log" '^failed 2$'
+caught no_closing_token_names_kernel "$work/two_faults.log" \
+	"^not ok - $kernel: the guest did not finish"
+
+guest "[    0.0] Linux version" "# suite /bin/oracle
+TAP version 13
+1..5
+ok 1 test_a
+ok 2 test_b
+# suite /bin/oracle exit 0
+pmaps-guest: done"
+qemu_suite early "$kernel"
+caught suite_that_stops_early_fails "$work/early.log" \
+	'^not ok - early: suite /bin/oracle: plan 1\.\.5, 2 results'
+
+guest "" "# suite /lifecycle.sh
+TAP version 13
+1..1
+not ok 1 test_unload
+# suite /lifecycle.sh exit 1
+pmaps-guest: done"
+qemu_suite named "$kernel"
+caught guest_failure_names_kernel_and_suite "$work/named.log" \
+	"^not ok 1 test_unload \[$kernel /lifecycle.sh\]$"
+
+st_copy "$work/tree"
+if st_sed "$work/tree" tests/kernels.sh '/^set -eu$/a exit 0'; then
+	(cd "$work/tree" && passed=0 failed=0 &&
+		QEMU=$work/bin/fake-qemu run no_kernels 300 tests/qemu/run.sh) \
+		> "$work/no_kernels.log"
+fi
+caught empty_kernel_list_fails "$work/no_kernels.log" \
+	'^not ok - qemu: no kernel to boot'
+
+st_copy "$work/tree"
+if st_sed "$work/tree" module/main.c '$a static int pmaps_selftest_unused;'; then
+	(cd "$work/tree" && passed=0 failed=0 &&
+		QEMU=$work/bin/fake-qemu FAKE_GUEST=$work/guest \
+		run no_build 300 tests/qemu/run.sh "$kernel") > "$work/no_build.log"
+fi
+caught module_warning_is_a_failure "$work/no_build.log" \
+	"^not ok - $kernel: the module does not build"
+printf 'qemu: kernel %s\n' "$kernel" > "$work/report-in.log"
+grep '^not ok' "$work/no_build.log" >> "$work/report-in.log"
+printf '== dkms\n0 skipped\n0 passed, 1 failed\n' >> "$work/report-in.log"
+"$top/tests/report.sh" "$work/report-in.log" > "$work/report.rst" 2>&1
+caught report_shows_failed_build "$work/report.rst" \
+	"^$kernel .*MODULE DID NOT BUILD"
+
+# The suite-level faults, on plain commands.
+passed=0 failed=0
+run hang 2 sh -c 'sleep 300 & sleep 300' > "$work/hang.log"
+caught hung_suite_is_killed "$work/hang.log" \
+	'^not ok - hang: killed after its limit of 2 s'
+run silent 60 true > "$work/silent.log"
+caught suite_without_results_fails "$work/silent.log" \
+	'^not ok - silent: no test result at all'
+passed=0 failed=0 skipped=0
+run skips 60 printf 'TAP version 13\nok 1 a # SKIP no THP\n1..1\n' > "$work/skips.log"
+totals >> "$work/skips.log"
+caught only_skips_is_a_failure "$work/skips.log" \
+	'^not ok - no test passed: the run tested nothing'
+caught skips_count_as_skips "$work/skips.log" '^1 skipped$'
+
+printf '== unit-asan\nok 1 a\nok 2 b # SKIP x\nnot ok 3 c\n== fuzz\n1 skipped\n1 passed, 1 failed\n' \
+	> "$work/report-skips.log"
+"$top/tests/report.sh" "$work/report-skips.log" > "$work/report-skips.rst" 2>&1
+caught report_counts_skips_as_skips "$work/report-skips.rst" \
+	'unit-asan: 1 passed, 1 failed, 1 skipped'
+caught report_says_when_nothing_was_fuzzed "$work/report-skips.rst" \
+	'^- \(no fuzzing in this log\)$'
+
+# No libFuzzer runtime, even after the install: a failure, not a pass or
+# a silent skip.  clang, clang-14 and apt-get are stand-ins that fail or
+# do nothing.
+mkdir -p "$work/nofuzz"
+for tool in clang clang-14; do
+	printf '#!/bin/sh\nexit 1\n' > "$work/nofuzz/$tool"
+done
+printf '#!/bin/sh\nexit 0\n' > "$work/nofuzz/apt-get"
+chmod +x "$work/nofuzz"/*
+passed=0 failed=0
+PATH=$work/nofuzz:$PATH BUILD=$work/build run nofuzz 120 \
+	"$top/tests/fuzz/run.sh" > "$work/nofuzz.log"
+caught missing_fuzzer_runtime_fails "$work/nofuzz.log" \
+	'^not ok 1 fuzz: no libFuzzer runtime'
+
+st_done
