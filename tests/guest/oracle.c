@@ -1008,8 +1008,12 @@ static int test_oracle_mthp(struct text *t)
 		tap_diag("mthp: cannot stop it: %s", strerror(errno));
 	} else if (!(page_kflags(pid, (uintptr_t)area) &
 		     (1ULL << KPF_THP_BIT))) {
+		/*
+		 * With 64 KiB mTHP set to always, a fresh guest has the
+		 * folios: none means the setup failed, not the machine.
+		 */
 		tap_diag("mthp: no 64 KiB folio was allocated; nothing to compare");
-		ok = -1;
+		ok = 0;
 	} else {
 		/* unshare our pages, or our writes change the child's counts */
 		populate_self(0, 0);
@@ -1033,10 +1037,6 @@ restore:
 	write_setting(mthp_path, old_mthp);
 	if (old_pmd[0])
 		write_setting(pmd_thp_path, old_pmd);
-	if (ok < 0) {
-		tap_skip("test_oracle_mthp", "no mTHP folio could be allocated");
-		return 1;
-	}
 	tap_result(ok, "test_oracle_mthp");
 	return ok;
 }
