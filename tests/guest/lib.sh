@@ -8,3 +8,27 @@
 without_vdso_ranges() {
 	awk '/^[0-9a-f]+-[0-9a-f]+ / { vdso = / \[vdso\]$/ } !(vdso && /\t/)' "$1"
 }
+
+# start_demo PIDFILE: start /bin/demo and set demo_pid to the PID it
+# writes to PIDFILE once its layout is in place.  Fails with a diagnostic
+# when it died or took over 60 s: an unbounded wait would hang the guest
+# until QEMU's limit.
+start_demo() {
+	/bin/demo > "$1" &
+	demo_pid=
+	tries=600
+	while [ ! -s "$1" ]; do
+		if ! kill -0 $! 2> /dev/null; then
+			echo "# /bin/demo died before writing its PID"
+			return 1
+		fi
+		tries=$((tries - 1))
+		if [ $tries -lt 0 ]; then
+			echo "# /bin/demo wrote no PID within 60 s"
+			kill -9 $!
+			return 1
+		fi
+		sleep 0.1
+	done
+	read -r demo_pid < "$1"
+}

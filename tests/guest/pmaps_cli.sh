@@ -17,18 +17,27 @@ check() {
 	fi
 }
 
+tests="test_raw_is_module_text test_source_is_found test_tsv_is_same_model
+	test_summary_total_resident"
+
+. /lib.sh
+
 echo "TAP version 13"
 echo "1..4"
 
-/bin/demo > /tmp/cli-demo.pid &
-while [ ! -s /tmp/cli-demo.pid ]; do sleep 0.1; done
-read -r pid < /tmp/cli-demo.pid
+# Without a target there is nothing to test: each test fails.
+if ! start_demo /tmp/cli-demo.pid; then
+	for t in $tests; do
+		n=$((n + 1))
+		echo "not ok $n $t"
+	done
+	exit 1
+fi
+pid=$demo_pid
 kill -STOP "$pid"
 # Drain the per-CPU LRU batches, whose draining flips PG_active, so the
 # stopped target's text stays the same from one read to the next.
 echo 1 > /proc/sys/vm/compact_memory
-
-. /lib.sh
 
 # Run "$@" into /tmp/cli-out.txt between two reads of the module's text,
 # until the text is the same before and after: the target is stopped, but
@@ -81,10 +90,9 @@ test_summary_total_resident() {
 	[ "$want" = "$got" ] || { echo "# resident KiB: want $want, got $got"; return 1; }
 }
 
-check test_raw_is_module_text test_raw_is_module_text
-check test_source_is_found test_source_is_found
-check test_tsv_is_same_model test_tsv_is_same_model
-check test_summary_total_resident test_summary_total_resident
+for t in $tests; do
+	check "$t" "$t"
+done
 
 kill -9 "$pid"
 exit $failed

@@ -13,7 +13,8 @@
 # tests/guest/bench.c (pmaps.bench=$BENCH_ARGS) and leaves its records in
 # $BUILD/result-KERNEL.log for tests/bench/run.sh; GUEST_BINS are copied
 # into the guest's /bin.  STRESS_SECONDS
-# (default 60) is how long the race stress runs.  Mode patched runs
+# (default 60) is how long the race stress runs.  SUITES (comma-separated,
+# e.g. /lifecycle.sh,/bin/wss_test) runs only those.  Mode patched runs
 # the suites against both the module and /proc/PID/pmaps of a patched
 # kernel, its selftest, and compares the two texts.  A kernel passes when the
 # guest wrote its closing token to the second serial port, and the console
@@ -100,7 +101,7 @@ boot() {
 		-smp 2 -m 2G -no-reboot -display none -monitor none \
 		-serial "file:$console" -serial "file:$result" \
 		-kernel "$image" -initrd "$build/initramfs-$rel.cpio.gz" \
-		-append "console=ttyS0 panic_on_warn=1 oops=panic panic=-1 softlockup_panic=1 pmaps.mode=$mode pmaps.stress=${STRESS_SECONDS:-60} pmaps.bench=${BENCH_ARGS:-full}${extra_cmdline:-}"
+		-append "console=ttyS0 panic_on_warn=1 oops=panic panic=-1 softlockup_panic=1 pmaps.mode=$mode pmaps.stress=${STRESS_SECONDS:-60} pmaps.bench=${BENCH_ARGS:-full}${SUITES:+ pmaps.suites=$SUITES}${extra_cmdline:-}"
 }
 
 # Under a loaded host the clocksource watchdog can find the TSC unstable
