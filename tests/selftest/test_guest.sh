@@ -28,6 +28,8 @@ if [ -z "$rel" ] || ! command -v qemu-system-x86_64 > /dev/null; then
 	exit 1
 fi
 echo "# kernel $rel"
+# Every failing line ends naming the kernel and the suite (tests/qemu/run.sh).
+rel_re=$(printf '%s' "$rel" | sed 's/[.+]/\\&/g')
 
 # boot NAME SUITES: the copy NAME's guest, its output in $work/NAME.log
 boot() {
@@ -50,15 +52,15 @@ if st_copy "$c" &&
 fi
 log=$work/leak.log
 caught lifecycle_unload_after_readers_catches_a_leaked_reference "$log" \
-	'^not ok [0-9]+ test_unload_while_opening$'
+	"^not ok [0-9]+ test_unload_while_opening \\[$rel_re /lifecycle\.sh\\]$"
 caught core_fails_gcore_when_its_target_never_started "$log" \
-	'^not ok [0-9]+ gcore_memfd_shared$'
+	"^not ok [0-9]+ gcore_memfd_shared \\[$rel_re /core\.sh\\]$"
 caught pmaps_cli_gives_up_on_a_dead_demo "$log" \
 	'^# /bin/demo died before writing its PID$'
 caught pmaps_cli_fails_its_tests_without_the_demo "$log" \
-	'^not ok [0-9]+ test_raw_is_module_text$'
+	"^not ok [0-9]+ test_raw_is_module_text \\[$rel_re /pmaps_cli\.sh\\]$"
 caught a_hung_suite_is_timed_out "$log" \
-	'^not ok - suite /compare\.sh: timed out after 45 s$'
+	"^not ok - suite /compare\.sh: timed out after 45 s \\[$rel_re /compare\.sh\\]$"
 caught the_suite_after_a_hung_one_still_runs "$log" \
 	'^ok [0-9]+ kernel_core_written$'
 
@@ -74,8 +76,8 @@ log=$work/noload.log
 caught a_failed_insmod_is_a_failed_test "$log" \
 	'^not ok 1 - suite load: insmod /pmaps_ext\.ko failed'
 caught wss_fails_without_the_module "$log" \
-	'^not ok [0-9]+ test_module_estimate$'
+	"^not ok [0-9]+ test_module_estimate \\[$rel_re /bin/wss_test\\]$"
 caught oracle_fails_without_the_module "$log" \
-	'^not ok [0-9]+ test_oracle_self$'
+	"^not ok [0-9]+ test_oracle_self \\[$rel_re /bin/oracle\\]$"
 
 st_done
