@@ -362,7 +362,7 @@ EOF
 
 start_target() {
 	head -c 16384 /dev/urandom > "$tmp/data"
-	spawn_target "$name" 100 0.05 "$tmp/data" || return 1
+	spawn_target "$name" 600 0.05 "$tmp/data" || return 1
 	read -r anon file psize < "$tmp/layout" || return 1
 }
 

@@ -337,8 +337,8 @@ int main(void)
 EOF
 
 start_target() {
-	spawn_target map-target 200 0.05 || return 1
-	read -r anon thp < "$tmp/layout"
+	spawn_target map-target 600 0.05 || return 1
+	read -r anon thp < "$tmp/layout" && [ -n "$thp" ]
 }
 
 live_tests="live_anon_pages live_thp_marked live_png"
@@ -347,6 +347,7 @@ if [ "$(id -u)" != 0 ]; then
 elif ! start_target; then
 	diag "$tmp/err"
 	for t in $live_tests; do not_ok "$t"; done
+	echo "# could not start the target process"
 else
 	# Whether written anonymous pages are PG_dirty depends on the
 	# kernel: clean or dirty, but both pages of 0-1 and 2-3, one of 8-9.

@@ -259,26 +259,28 @@ EOF
 
 if [ "$(id -u)" != 0 ]; then
 	skip live_changes_marked "needs root"
-elif ! ${CC:-cc} -O2 -o "$tmp/watch-target" "$tmp/target.c" 2> "$tmp/err"; then
+elif ! spawn_target watch-target 600 0.05 ||
+     ! read -r anon < "$tmp/layout"; then
 	diag "$tmp/err"
 	not_ok live_changes_marked
+	echo "# could not start the target process"
 else
-	"$tmp/watch-target" > "$tmp/layout" &
-	target_pid=$!
-	wait_for "$tmp/layout" .
-	read -r anon < "$tmp/layout"
 	a() { printf '%x' $((0x$anon + $1 * 4096)); }
 	"$PMAPS" watch --source=pagemap -i 50 "$target_pid" > "$tmp/live" \
 		2> "$tmp/err" &
 	watch_pid=$!
-	wait_for "$tmp/live" "^=== frame 1"
-	kill -USR1 "$target_pid"
-	wait_for "$tmp/layout" done
-	# the frame that saw it marks 4-7 appeared and 0-1 vanished
-	wait_for "$tmp/live" "^+   $(a 4)-$(a 8) "
+	# Each step waits for the one before: a step that timed out says so
+	# and fails the test, rather than let the later checks run on a
+	# process in some other state.
+	if ! wait_for "$tmp/live" "^=== frame 1"; then
+		echo "# pmaps watch showed no frame 1"
+	elif ! kill -USR1 "$target_pid" || ! wait_for "$tmp/layout" done; then
+		echo "# the target did not say done after SIGUSR1"
+	elif ! wait_for "$tmp/live" "^+   $(a 4)-$(a 8) "; then
+		echo "# no frame marked pages 4-7 appeared"
+	fi
 	kill -TERM "$watch_pid"
-	wait "$watch_pid"
-	rc=$?
+	wait_gone "$watch_pid" 600 0.05 "pmaps watch after SIGTERM"
 	watch_pid=
 	n=$(sed -n 's/^=== frame \([0-9]*\)$/\1/p' "$tmp/live" | tail -n 1)
 	seen=$(grep -B1000 "^+   $(a 4)-$(a 8) " "$tmp/live" |

@@ -144,8 +144,8 @@ int main(int argc, char **argv)
 EOF
 
 start_target() {
-	spawn_target wss-target 100 0.05 "$tmp/sweeps" || return 1
-	read -r lo hi ws_pages < "$tmp/layout"
+	spawn_target wss-target 600 0.05 "$tmp/sweeps" || return 1
+	read -r lo hi ws_pages < "$tmp/layout" && [ -n "$ws_pages" ]
 }
 
 # The target's whole sweeps of its working set so far.
