@@ -189,11 +189,9 @@ on_tty() {
 	script -qec "$*" /dev/null < /dev/null > "$tmp/out" 2>&1
 }
 if command -v script > /dev/null && on_tty true; then
-	on_tty "NO_COLOR= '$PMAPS' -f '$basic'"
-	grep -q "$esc" "$tmp/out"
+	on_tty "NO_COLOR= '$PMAPS' -f '$basic'" && grep -q "$esc" "$tmp/out"
 	result color_auto_on_tty
-	on_tty "NO_COLOR=1 '$PMAPS' -f '$basic'"
-	! grep -q "$esc" "$tmp/out"
+	on_tty "NO_COLOR=1 '$PMAPS' -f '$basic'" && ! grep -q "$esc" "$tmp/out"
 	result no_color_on_tty
 else
 	skip color_auto_on_tty "no script(1)"

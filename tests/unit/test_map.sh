@@ -72,13 +72,13 @@ printf '%s\n' "legend: . not present  C clean  Y young  M shared" \
 	"  a character is 2 pages: the state most of them have (the later one on a tie)," \
 	"  uppercase when more than half of its pages have it" \
 	"note: swapped, thp: not in a saved document, not shown" > "$tmp/want"
-cmp -s "$tmp/legend" "$tmp/want"
+[ "$rc" = 0 ] && cmp -s "$tmp/legend" "$tmp/want"
 result legend_names_every_state
 
 # pagemap-unknown.txt has '?' for Y and P: the legend says so, and a
 # "?" flag is not drawn as set: a Y? page is clean, not young.
 run "$PMAPS" map --color=never --width 80 -f pagemap-unknown.txt
-grep -qx "note: young: not known from source file, not shown" "$tmp/out" &&
+[ "$rc" = 0 ] && grep -qx "note: young: not known from source file, not shown" "$tmp/out" &&
 	grep -qx "note: pte-dirty: not known from source file, dirty is PG_dirty only" "$tmp/out" &&
 	! rows_of "" | grep -q '[Yy]'
 result unknown_flags_noted_not_drawn
@@ -92,7 +92,7 @@ result unknown_flags_noted_not_drawn
 # in characters 762 and 763, row 11, columns 58 and 59.
 run "$PMAPS" map --color=never --width 80 -f huge-sparse.txt
 rows_of 7e0000000000-7f0000000000 > "$tmp/rows"
-[ "$(wc -l < "$tmp/rows")" = 16 ] &&
+[ "$rc" = 0 ] && [ "$(wc -l < "$tmp/rows")" = 16 ] &&
 	grep -q "268435456 pages, 262144 a character" "$tmp/out" &&
 	sed -n 1p "$tmp/rows" | grep -qx '  7e0000000000 d\.\.y\.\{60\}' &&
 	sed -n 12p "$tmp/rows" | grep -qx '  7eb000000000 \.\{58\}cc\.\{4\}'
@@ -102,7 +102,7 @@ result zoom_fits_16_rows
 run "$PMAPS" map --color=never --width 80 --scale 4 -f good-basic.txt
 rows_of 55d0c9b1e000-55d0c9b3f000 > "$tmp/rows"
 printf '  55d0c9b1e000 DDDD.d...\n' > "$tmp/want"
-cmp -s "$tmp/rows" "$tmp/want" &&
+[ "$rc" = 0 ] && cmp -s "$tmp/rows" "$tmp/want" &&
 	grep -q '^55d0c9b1e000-55d0c9b3f000 rw-p \[heap\]  33 pages, 4 a character$' "$tmp/out"
 result scale_merges_pages
 
@@ -114,7 +114,7 @@ rows_of "${esc}[1m55d0c9b1e000" > "$tmp/rows"
 # red over "not present": 4 full cells, a blank, a quarter, 3 blanks
 printf '  55d0c9b1e000 \033[38;5;196m\033[48;5;236m%s %s   \033[0m\n' \
 	"$full$full$full$full" "$quarter" > "$tmp/want"
-cmp -s "$tmp/rows" "$tmp/want"
+[ "$rc" = 0 ] && cmp -s "$tmp/rows" "$tmp/want"
 result zoom_shades_by_density
 
 # ---- width ----
@@ -123,18 +123,18 @@ result zoom_shades_by_density
 run "$PMAPS" map --color=never --width 120 -f good-basic.txt
 rows_of "7f3a1d000000-7f3a1d200000" | cut -c1-14 > "$tmp/rows"
 printf '  %s\n' 7f3a1d000000 7f3a1d0d0000 7f3a1d1a0000 > "$tmp/want"
-cmp -s "$tmp/rows" "$tmp/want" &&
+[ "$rc" = 0 ] && cmp -s "$tmp/rows" "$tmp/want" &&
 	[ "$(rows_of "7f3a1d000000-7f3a1d200000" | sed -n 2p | wc -c)" = $((15 + 104 + 1)) ]
 result width_wraps_rows
 
 run env COLUMNS=120 "$PMAPS" map --color=never -f good-basic.txt
 rows_of "7f3a1d000000-7f3a1d200000" | cut -c1-14 > "$tmp/rows"
-cmp -s "$tmp/rows" "$tmp/want"
+[ "$rc" = 0 ] && cmp -s "$tmp/rows" "$tmp/want"
 result width_from_columns
 
 # Narrower than 80 pages would allow: still 40 characters (80 pages).
 run "$PMAPS" map --color=never --width 20 -f good-basic.txt
-[ "$(rows_of "7f3a1d000000-7f3a1d200000" | wc -l)" = 7 ] &&
+[ "$rc" = 0 ] && [ "$(rows_of "7f3a1d000000-7f3a1d200000" | wc -l)" = 7 ] &&
 	[ "$(rows_of "7f3a1d000000-7f3a1d200000" | sed -n 2p | wc -c)" = $((15 + 40 + 1)) ]
 result at_least_80_pages_a_row
 
@@ -147,7 +147,7 @@ half=$(printf '\342\226\200')
 rows_of "${esc}[1m55d0c8a07000" > "$tmp/rows"
 printf '  55d0c8a07000 \033[38;5;196m\033[48;5;226m%s\033[0m\n' "$half" \
 	> "$tmp/want"
-cmp -s "$tmp/rows" "$tmp/want"
+[ "$rc" = 0 ] && cmp -s "$tmp/rows" "$tmp/want"
 result color_half_blocks
 
 run env NO_COLOR=1 "$PMAPS" map --width 80 -f good-basic.txt
@@ -158,11 +158,11 @@ on_tty() {
 	script -qec "$*" /dev/null < /dev/null > "$tmp/out" 2>&1
 }
 if command -v script > /dev/null && on_tty true; then
-	on_tty "NO_COLOR= '$PMAPS' map --width 80 -f good-basic.txt"
-	grep -q "$esc\[38;5;" "$tmp/out"
+	on_tty "NO_COLOR= '$PMAPS' map --width 80 -f good-basic.txt" &&
+		grep -q "$esc\[38;5;" "$tmp/out"
 	result color_auto_on_tty
-	on_tty "NO_COLOR=1 '$PMAPS' map --width 80 -f good-basic.txt"
-	! grep -q "$esc" "$tmp/out"
+	on_tty "NO_COLOR=1 '$PMAPS' map --width 80 -f good-basic.txt" &&
+		! grep -q "$esc" "$tmp/out"
 	result no_color_on_tty
 else
 	skip color_auto_on_tty "no script(1)"
@@ -293,7 +293,7 @@ expect_text unknown_pid_exit_1 1 "" "pmaps map: no process $pid_max"
 printf '00400000-00401000 r--p 00000000 00:02 15 /bin/\033]0;x\a\n0\t1\tY______\t1\n' \
 	> "$tmp/esc.txt"
 run "$PMAPS" map --color=never --width 80 -f "$tmp/esc.txt"
-grep -q '/bin/\\x1b]0;x\\x07  1 page$' "$tmp/out" && ! grep -q "$esc" "$tmp/out"
+[ "$rc" = 0 ] && grep -q '/bin/\\x1b]0;x\\x07  1 page$' "$tmp/out" && ! grep -q "$esc" "$tmp/out"
 result names_escaped
 
 # ---- a live process, through pagemap (root) ----

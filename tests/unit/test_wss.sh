@@ -246,9 +246,9 @@ else
 	# both do, with nothing resident or accessed.
 	guard_lo=$(printf '%x' $((0x$lo - $(getconf PAGESIZE))))
 	run "$PMAPS" wss --clear-refs -i 0.2 "$target_pid"
-	! grep -q "^0*$guard_lo-0*$lo " "$tmp/out" &&
+	[ "$rc" = 0 ] && ! grep -q "^0*$guard_lo-0*$lo " "$tmp/out" &&
 	run "$PMAPS" wss --clear-refs -a -i 0.2 "$target_pid" &&
-		grep -q "^0*$guard_lo-0*$lo ---p  *0  *0  *0 \[anon\]$" \
+		[ "$rc" = 0 ] && grep -q "^0*$guard_lo-0*$lo ---p  *0  *0  *0 \[anon\]$" \
 			"$tmp/out"
 	result all_lists_untouched_vmas
 
