@@ -464,7 +464,7 @@ else
 	# [vvar] is a PFN mapping: /proc/PID/mem refuses it with EIO
 	vvar=$(sed -n 's/^\([0-9a-f]*\)-.*\[vvar\]$/\1/p' "/proc/$target_pid/maps")
 	if [ -z "$vvar" ]; then
-		skip top_live_dump_error "no [vvar] here"
+		skip top_live_dump_error "this kernel maps no [vvar]"
 	else
 		keys q /
 		text vvar
