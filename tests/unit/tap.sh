@@ -5,7 +5,9 @@
 # ok/not_ok/skip print a result, run captures a command's stdout, stderr and status, expect and
 # expect_text compare them exactly, result turns the status of the
 # commands before it into a result, tap_done prints the plan and returns
-# failure if any test failed, spawn_target starts a test's target process.
+# failure if any test failed, spawn_target starts a test's target process,
+# alive and wait_gone tell whether a child runs and wait a bounded time for
+# it to end.
 # $esc is the escape character, for the tests of coloured output.
 
 # The set-up every test shares, from $here (the test's directory): $top,
@@ -103,16 +105,60 @@ tap_done() {
 # spawn_target PROG TRIES STEP [ARG...]: build $tmp/target.c as $tmp/PROG,
 # start it with ARGs and its stdout in $tmp/layout, set $target_pid, and
 # wait up to TRIES times STEP seconds for it to write its layout there.
+# False, with a message, when it does not build, exits first or writes
+# nothing in time (then it is killed): a caller must not read an empty
+# layout and go on with empty addresses.
 spawn_target() {
 	spawn_prog=$1 spawn_tries=$2 spawn_step=$3
 	shift 3
-	${CC:-cc} -O2 -o "$tmp/$spawn_prog" "$tmp/target.c" 2> "$tmp/err" ||
+	${CC:-cc} -O2 -o "$tmp/$spawn_prog" "$tmp/target.c" 2> "$tmp/err" || {
+		echo "# $spawn_prog: does not build"
 		return 1
+	}
 	"$tmp/$spawn_prog" "$@" > "$tmp/layout" &
 	target_pid=$!
 	i=0
-	while [ ! -s "$tmp/layout" ] && [ $i -lt "$spawn_tries" ]; do
+	while [ ! -s "$tmp/layout" ]; do
+		if ! alive "$target_pid"; then
+			wait "$target_pid"
+			echo "# $spawn_prog exited (status $?) before writing its layout"
+			target_pid=
+			return 1
+		fi
+		if [ $i -ge "$spawn_tries" ]; then
+			echo "# $spawn_prog wrote no layout in $spawn_tries polls $spawn_step s apart"
+			kill -KILL "$target_pid" 2> /dev/null
+			wait "$target_pid" 2> /dev/null
+			target_pid=
+			return 1
+		fi
 		sleep "$spawn_step"
 		i=$((i + 1))
 	done
+}
+
+# alive PID: PID runs (a zombie, exited but not yet waited for, does not)
+alive() {
+	alive_state=$(sed 's/.*) //' "/proc/$1/stat" 2> /dev/null | cut -c1)
+	[ -n "$alive_state" ] && [ "$alive_state" != Z ] && [ "$alive_state" != X ]
+}
+
+# wait_gone PID TRIES STEP WHAT: wait for our child PID to end, up to TRIES
+# times STEP seconds; its status in $rc.  When it does not end, it is
+# killed, and the message names WHAT: no wait may hang the suite.
+wait_gone() {
+	i=0
+	while alive "$1"; do
+		if [ $i -ge "$2" ]; then
+			echo "# $4 did not end in $2 polls $3 s apart: killed"
+			kill -KILL "$1" 2> /dev/null
+			wait "$1" 2> /dev/null
+			rc=timeout
+			return 1
+		fi
+		sleep "$3"
+		i=$((i + 1))
+	done
+	wait "$1"
+	rc=$?
 }

@@ -72,13 +72,13 @@ printf '%s\n' "legend: . not present  C clean  Y young  M shared" \
 	"  a character is 2 pages: the state most of them have (the later one on a tie)," \
 	"  uppercase when more than half of its pages have it" \
 	"note: swapped, thp: not in a saved document, not shown" > "$tmp/want"
-cmp -s "$tmp/legend" "$tmp/want"
+[ "$rc" = 0 ] && cmp -s "$tmp/legend" "$tmp/want"
 result legend_names_every_state
 
 # pagemap-unknown.txt has '?' for Y and P: the legend says so, and a
 # "?" flag is not drawn as set: a Y? page is clean, not young.
 run "$PMAPS" map --color=never --width 80 -f pagemap-unknown.txt
-grep -qx "note: young: not known from source file, not shown" "$tmp/out" &&
+[ "$rc" = 0 ] && grep -qx "note: young: not known from source file, not shown" "$tmp/out" &&
 	grep -qx "note: pte-dirty: not known from source file, dirty is PG_dirty only" "$tmp/out" &&
 	! rows_of "" | grep -q '[Yy]'
 result unknown_flags_noted_not_drawn
@@ -92,7 +92,7 @@ result unknown_flags_noted_not_drawn
 # in characters 762 and 763, row 11, columns 58 and 59.
 run "$PMAPS" map --color=never --width 80 -f huge-sparse.txt
 rows_of 7e0000000000-7f0000000000 > "$tmp/rows"
-[ "$(wc -l < "$tmp/rows")" = 16 ] &&
+[ "$rc" = 0 ] && [ "$(wc -l < "$tmp/rows")" = 16 ] &&
 	grep -q "268435456 pages, 262144 a character" "$tmp/out" &&
 	sed -n 1p "$tmp/rows" | grep -qx '  7e0000000000 d\.\.y\.\{60\}' &&
 	sed -n 12p "$tmp/rows" | grep -qx '  7eb000000000 \.\{58\}cc\.\{4\}'
@@ -102,7 +102,7 @@ result zoom_fits_16_rows
 run "$PMAPS" map --color=never --width 80 --scale 4 -f good-basic.txt
 rows_of 55d0c9b1e000-55d0c9b3f000 > "$tmp/rows"
 printf '  55d0c9b1e000 DDDD.d...\n' > "$tmp/want"
-cmp -s "$tmp/rows" "$tmp/want" &&
+[ "$rc" = 0 ] && cmp -s "$tmp/rows" "$tmp/want" &&
 	grep -q '^55d0c9b1e000-55d0c9b3f000 rw-p \[heap\]  33 pages, 4 a character$' "$tmp/out"
 result scale_merges_pages
 
@@ -114,7 +114,7 @@ rows_of "${esc}[1m55d0c9b1e000" > "$tmp/rows"
 # red over "not present": 4 full cells, a blank, a quarter, 3 blanks
 printf '  55d0c9b1e000 \033[38;5;196m\033[48;5;236m%s %s   \033[0m\n' \
 	"$full$full$full$full" "$quarter" > "$tmp/want"
-cmp -s "$tmp/rows" "$tmp/want"
+[ "$rc" = 0 ] && cmp -s "$tmp/rows" "$tmp/want"
 result zoom_shades_by_density
 
 # ---- width ----
@@ -123,18 +123,18 @@ result zoom_shades_by_density
 run "$PMAPS" map --color=never --width 120 -f good-basic.txt
 rows_of "7f3a1d000000-7f3a1d200000" | cut -c1-14 > "$tmp/rows"
 printf '  %s\n' 7f3a1d000000 7f3a1d0d0000 7f3a1d1a0000 > "$tmp/want"
-cmp -s "$tmp/rows" "$tmp/want" &&
+[ "$rc" = 0 ] && cmp -s "$tmp/rows" "$tmp/want" &&
 	[ "$(rows_of "7f3a1d000000-7f3a1d200000" | sed -n 2p | wc -c)" = $((15 + 104 + 1)) ]
 result width_wraps_rows
 
 run env COLUMNS=120 "$PMAPS" map --color=never -f good-basic.txt
 rows_of "7f3a1d000000-7f3a1d200000" | cut -c1-14 > "$tmp/rows"
-cmp -s "$tmp/rows" "$tmp/want"
+[ "$rc" = 0 ] && cmp -s "$tmp/rows" "$tmp/want"
 result width_from_columns
 
 # Narrower than 80 pages would allow: still 40 characters (80 pages).
 run "$PMAPS" map --color=never --width 20 -f good-basic.txt
-[ "$(rows_of "7f3a1d000000-7f3a1d200000" | wc -l)" = 7 ] &&
+[ "$rc" = 0 ] && [ "$(rows_of "7f3a1d000000-7f3a1d200000" | wc -l)" = 7 ] &&
 	[ "$(rows_of "7f3a1d000000-7f3a1d200000" | sed -n 2p | wc -c)" = $((15 + 40 + 1)) ]
 result at_least_80_pages_a_row
 
@@ -147,7 +147,7 @@ half=$(printf '\342\226\200')
 rows_of "${esc}[1m55d0c8a07000" > "$tmp/rows"
 printf '  55d0c8a07000 \033[38;5;196m\033[48;5;226m%s\033[0m\n' "$half" \
 	> "$tmp/want"
-cmp -s "$tmp/rows" "$tmp/want"
+[ "$rc" = 0 ] && cmp -s "$tmp/rows" "$tmp/want"
 result color_half_blocks
 
 run env NO_COLOR=1 "$PMAPS" map --width 80 -f good-basic.txt
@@ -157,16 +157,19 @@ result no_color_not_a_tty
 on_tty() {
 	script -qec "$*" /dev/null < /dev/null > "$tmp/out" 2>&1
 }
-if command -v script > /dev/null && on_tty true; then
-	on_tty "NO_COLOR= '$PMAPS' map --width 80 -f good-basic.txt"
-	grep -q "$esc\[38;5;" "$tmp/out"
-	result color_auto_on_tty
-	on_tty "NO_COLOR=1 '$PMAPS' map --width 80 -f good-basic.txt"
-	! grep -q "$esc" "$tmp/out"
-	result no_color_on_tty
-else
+if ! command -v script > /dev/null; then
 	skip color_auto_on_tty "no script(1)"
 	skip no_color_on_tty "no script(1)"
+elif ! on_tty true; then
+	skip color_auto_on_tty "script(1) cannot open a pseudo-terminal here"
+	skip no_color_on_tty "script(1) cannot open a pseudo-terminal here"
+else
+	on_tty "NO_COLOR= '$PMAPS' map --width 80 -f good-basic.txt" &&
+		grep -q "$esc\[38;5;" "$tmp/out"
+	result color_auto_on_tty
+	on_tty "NO_COLOR=1 '$PMAPS' map --width 80 -f good-basic.txt" &&
+		! grep -q "$esc" "$tmp/out"
+	result no_color_on_tty
 fi
 
 # ---- PNG ----
@@ -235,11 +238,13 @@ else
 		grep -qx '[0-9]*x336' "$tmp/pixels"
 	result png_zoomed_decodes
 fi
-if command -v file > /dev/null && [ -s "$tmp/basic.png" ]; then
-	file "$tmp/basic.png" | grep -q "PNG image data, 512 x 396, 8-bit colormap"
+# No PNG written is a failure of pmaps, not a reason to skip.
+if command -v file > /dev/null; then
+	[ -s "$tmp/basic.png" ] &&
+		file "$tmp/basic.png" | grep -q "PNG image data, 512 x 396, 8-bit colormap"
 	result png_file_recognises
 else
-	skip png_file_recognises "no file(1) or no PNG"
+	skip png_file_recognises "no file(1)"
 fi
 
 run "$PMAPS" map --png "$tmp/no/such/dir.png" -f good-basic.txt
@@ -293,7 +298,7 @@ expect_text unknown_pid_exit_1 1 "" "pmaps map: no process $pid_max"
 printf '00400000-00401000 r--p 00000000 00:02 15 /bin/\033]0;x\a\n0\t1\tY______\t1\n' \
 	> "$tmp/esc.txt"
 run "$PMAPS" map --color=never --width 80 -f "$tmp/esc.txt"
-grep -q '/bin/\\x1b]0;x\\x07  1 page$' "$tmp/out" && ! grep -q "$esc" "$tmp/out"
+[ "$rc" = 0 ] && grep -q '/bin/\\x1b]0;x\\x07  1 page$' "$tmp/out" && ! grep -q "$esc" "$tmp/out"
 result names_escaped
 
 # ---- a live process, through pagemap (root) ----
@@ -307,6 +312,10 @@ cat > "$tmp/target.c" <<'EOF'
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25	/* Linux 6.1 */
+#endif
 
 int main(void)
 {
@@ -329,6 +338,8 @@ int main(void)
 	thp = (char *)(((uintptr_t)big + huge - 1) & ~(uintptr_t)(huge - 1));
 	madvise(thp, 2 * huge, MADV_HUGEPAGE);
 	memset(thp, 1, 2 * huge);
+	/* no THP at fault (no free 2 MiB block then): ask again, compacting */
+	madvise(thp, 2 * huge, MADV_COLLAPSE);
 	printf("%lx %lx\n", (unsigned long)anon, (unsigned long)thp);
 	fflush(stdout);
 	pause();
@@ -337,8 +348,8 @@ int main(void)
 EOF
 
 start_target() {
-	spawn_target map-target 200 0.05 || return 1
-	read -r anon thp < "$tmp/layout"
+	spawn_target map-target 600 0.05 || return 1
+	read -r anon thp < "$tmp/layout" && [ -n "$thp" ]
 }
 
 live_tests="live_anon_pages live_thp_marked live_png"
@@ -347,6 +358,7 @@ if [ "$(id -u)" != 0 ]; then
 elif ! start_target; then
 	diag "$tmp/err"
 	for t in $live_tests; do not_ok "$t"; done
+	echo "# could not start the target process"
 else
 	# Whether written anonymous pages are PG_dirty depends on the
 	# kernel: clean or dirty, but both pages of 0-1 and 2-3, one of 8-9.
@@ -357,11 +369,19 @@ else
 	result live_anon_pages
 
 	# THP is the kernel's choice: tested when smaps says it chose it.
+	# The skip names why not: THP off here, or none given (no 2 MiB
+	# block free, even after MADV_COLLAPSE's compaction).
+	thp_mode=$(sed -n 's/.*\[\(.*\)\].*/\1/p' \
+		   /sys/kernel/mm/transparent_hugepage/enabled 2> /dev/null)
 	thp_kb=$(awk -v a="$thp-" 'index($0, a) == 1 { on = 1; next }
 		/^[0-9a-f]+-/ { on = 0 }
 		on && $1 == "AnonHugePages:" { print $2 }' "/proc/$target_pid/smaps")
 	if [ "${thp_kb:-0}" -lt 2048 ]; then
-		skip live_thp_marked "no THP given (AnonHugePages ${thp_kb:-0} kB)"
+		if [ -z "$thp_mode" ] || [ "$thp_mode" = never ]; then
+			skip live_thp_marked "this kernel has THP off (enabled: ${thp_mode:-no such file})"
+		else
+			skip live_thp_marked "the kernel gave no THP even after MADV_COLLAPSE (AnonHugePages ${thp_kb:-0} kB)"
+		fi
 	else
 		# each 2 MiB THP is 512 pages, 256 characters: 4 full rows
 		n=$(rows_of "$thp-" | grep -c "^  [0-9a-f]* H\{64\}$")

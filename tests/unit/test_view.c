@@ -5,8 +5,10 @@
  * behaviours a golden file cannot pin down (colour, sorting, escaping,
  * JSON syntax, page detail of a live process, no PFN for non-root).
  *
- * PMAPS_UPDATE_GOLDEN=1 rewrites tests/unit/golden/ from the current
- * output instead of comparing; review the diff before committing it.
+ * PMAPS_UPDATE_GOLDEN=1 (that value only) rewrites tests/unit/golden/
+ * from the current output instead of comparing, and then is no test run:
+ * each golden test says "not ok ... wrote", the run bails out and exits 3.
+ * Review the diff before committing it.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -183,7 +185,10 @@ static void show_diff(const char *name, const char *got, size_t glen,
 	tap_diag("  got:  %.*s", (int)(ge - gs), got + gs);
 }
 
-/* Compare with golden/NAME, or write it under PMAPS_UPDATE_GOLDEN. */
+/* PMAPS_UPDATE_GOLDEN=1: write the golden files, compare nothing */
+static int updating;
+
+/* Compare with golden/NAME, or write it under PMAPS_UPDATE_GOLDEN=1. */
 static void golden(const char *name, const struct render *r)
 {
 	char path[512];
@@ -193,13 +198,14 @@ static void golden(const char *name, const struct render *r)
 
 	snprintf(path, sizeof(path), "%s/%s", GOLDEN, name);
 	tap_check(r->ret == 0, "%s: pmaps_view returned %d", name, r->ret);
-	if (getenv("PMAPS_UPDATE_GOLDEN")) {
+	if (updating) {
 		f = fopen(path, "wb");
 		tap_check(f && fwrite(r->buf, 1, r->len, f) == r->len,
 		      "cannot write %s", path);
 		if (f)
 			fclose(f);
-		tap_diag("wrote %s", path);
+		/* a file written is not a test passed */
+		tap_check(0, "wrote %s: golden update, not a comparison", path);
 		return;
 	}
 	want = read_all(path, &wlen);
@@ -1070,8 +1076,11 @@ static void test_no_pfn_unprivileged(void)
 
 int main(void)
 {
+	const char *update = getenv("PMAPS_UPDATE_GOLDEN");
 	size_t i;
 
+	/* only an explicit 1: PMAPS_UPDATE_GOLDEN=0 must not rewrite */
+	updating = update && !strcmp(update, "1");
 	tap_plan(28);
 	docs_ok = 1;
 	for (i = 0; i < NR_FIXTURES; i++)
@@ -1089,6 +1098,14 @@ int main(void)
 	test_address_golden();
 	test_json_golden();
 	test_tsv_golden();
+	if (updating) {
+		printf("Bail out! PMAPS_UPDATE_GOLDEN=1: golden files rewritten, not a test run\n");
+		for (i = 0; i < NR_FIXTURES; i++)
+			doc_free(&docs[i]);
+		if (live != MAP_FAILED && live)
+			munmap((void *)live, LIVE_PAGES * psize);
+		return 3;
+	}
 	test_raw();
 	test_color();
 	test_no_escape_without_color();
