@@ -181,4 +181,18 @@ breaks tests/unit/test_map.sh \
 caught png_file_missing_fails "$work/map.log" '^not ok [0-9]+ png_file_recognises$'
 unbreak tests/unit/test_map.sh
 
+# ---- 8: under make check a missing tool is a fault of the set-up ----
+
+# the test looks for a python3 no machine has
+breaks tests/unit/test_core.sh \
+	's/command -v python3 >/command -v python3-not-installed >/' && {
+	PMAPS_CHECK=1 sh_test core "$work/core-check.log"
+	PMAPS_CHECK= sh_test core "$work/core-elsewhere.log"
+}
+caught missing_tool_fails_under_make_check "$work/core-check.log" \
+	'^not ok [0-9]+ good_json_parses$'
+caught missing_tool_skips_elsewhere "$work/core-elsewhere.log" \
+	'^ok [0-9]+ good_json_parses # SKIP no python3$'
+unbreak tests/unit/test_core.sh
+
 st_done

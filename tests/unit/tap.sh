@@ -45,6 +45,23 @@ skip() {
 	echo "ok $nr $1 # SKIP $2"
 }
 
+# lacks TOOL TEST...: TOOL, which the TESTs need, is not installed.  make
+# check (PMAPS_CHECK=1) installs every such tool through tests/deps.sh, so
+# there it is a fault of the set-up and each TEST fails; elsewhere the
+# machine lacks it, and each TEST is skipped.
+lacks() {
+	lacks_tool=$1
+	shift
+	for lacks_test; do
+		if [ "${PMAPS_CHECK:-}" = 1 ]; then
+			not_ok "$lacks_test"
+			echo "# no $lacks_tool, which tests/deps.sh installs for make check"
+		else
+			skip "$lacks_test" "no $lacks_tool"
+		fi
+	done
+}
+
 diag() {
 	sed 's/^/# /' "$@"
 }

@@ -189,8 +189,7 @@ on_tty() {
 	script -qec "$*" /dev/null < /dev/null > "$tmp/out" 2>&1
 }
 if ! command -v script > /dev/null; then
-	skip color_auto_on_tty "no script(1)"
-	skip no_color_on_tty "no script(1)"
+	lacks "script(1)" color_auto_on_tty no_color_on_tty
 elif ! on_tty true; then
 	skip color_auto_on_tty "script(1) cannot open a pseudo-terminal here"
 	skip no_color_on_tty "script(1) cannot open a pseudo-terminal here"
@@ -306,7 +305,7 @@ expect_text pid_name_no_match 1 "" "pmaps: no process named $name"
 # Scripts get valid JSON even when every target failed.
 run "$PMAPS" --json "$pid_max"
 if ! command -v python3 > /dev/null; then
-	skip json_when_every_target_fails "no python3"
+	lacks python3 json_when_every_target_fails
 else
 	[ "$rc" = 1 ] && python3 -c '
 import json, sys
@@ -468,8 +467,8 @@ else
 		skip not_root_lists_tried_sources "kernel or module source here"
 		skip not_root_pagemap_says_why "kernel or module source here"
 	elif ! command -v setpriv > /dev/null; then
-		skip not_root_lists_tried_sources "no setpriv(1)"
-		skip not_root_pagemap_says_why "no setpriv(1)"
+		lacks "setpriv(1)" not_root_lists_tried_sources \
+			not_root_pagemap_says_why
 	elif run $nobody "$PMAPS" --version; [ "$rc" != 0 ]; then
 		# e.g. pmaps in a directory user 65534 cannot enter: the
 		# test's set-up failed, which is no fact about this machine

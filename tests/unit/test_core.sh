@@ -50,7 +50,7 @@ expect good_tsv 0 "$golden/core-good.tsv" ""
 run "$PMAPS" core --json good.core
 expect good_json 0 "$golden/core-good.json" ""
 if ! command -v python3 > /dev/null; then
-	skip good_json_parses "no python3"
+	lacks python3 good_json_parses
 else
 	# the golden text is JSON, and its sums are those of its mappings
 	python3 -c '

@@ -158,8 +158,7 @@ on_tty() {
 	script -qec "$*" /dev/null < /dev/null > "$tmp/out" 2>&1
 }
 if ! command -v script > /dev/null; then
-	skip color_auto_on_tty "no script(1)"
-	skip no_color_on_tty "no script(1)"
+	lacks "script(1)" color_auto_on_tty no_color_on_tty
 elif ! on_tty true; then
 	skip color_auto_on_tty "script(1) cannot open a pseudo-terminal here"
 	skip no_color_on_tty "script(1) cannot open a pseudo-terminal here"
@@ -208,9 +207,7 @@ for rgb in sys.argv[2:]:
 EOF
 
 if ! command -v python3 > /dev/null; then
-	skip png_decodes "no python3"
-	skip png_pixels_per_state "no python3"
-	skip png_zoomed_decodes "no python3"
+	lacks python3 png_decodes png_pixels_per_state png_zoomed_decodes
 else
 	# 630 pages: 594 not present, 1 clean, 9 shared, 25 dirty, 1 under
 	# writeback (see golden_good-basic); each page is 5x5 pixels, each
@@ -244,7 +241,7 @@ if command -v file > /dev/null; then
 		file "$tmp/basic.png" | grep -q "PNG image data, 512 x 396, 8-bit colormap"
 	result png_file_recognises
 else
-	skip png_file_recognises "no file(1)"
+	lacks "file(1)" png_file_recognises
 fi
 
 run "$PMAPS" map --png "$tmp/no/such/dir.png" -f good-basic.txt

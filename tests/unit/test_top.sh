@@ -179,7 +179,7 @@ flat() {
 }
 
 if [ -z "$have_tmux" ]; then
-	for t in $screen_tests $live_tests; do skip "$t" "no tmux"; done
+	lacks tmux $screen_tests $live_tests
 	echo "1..$nr"
 	[ "$failed" = 0 ]
 	exit
