@@ -7,7 +7,8 @@
 # commands before it into a result, tap_done prints the plan and returns
 # failure if any test failed, spawn_target starts a test's target process,
 # alive and wait_gone tell whether a child runs and wait a bounded time for
-# it to end.
+# it to end, lacks reports tests whose tool is missing, on_tty and have_tty
+# run a command on a pseudo-terminal.
 # $esc is the escape character, for the tests of coloured output.
 
 # The set-up every test shares, from $here (the test's directory): $top,
@@ -43,6 +44,26 @@ not_ok() {
 skip() {
 	nr=$((nr + 1))
 	echo "ok $nr $1 # SKIP $2"
+}
+
+# on_tty CMD: the shell command CMD with a pseudo-terminal as its stdout
+# (script(1)), its output in $tmp/out.
+on_tty() {
+	script -qec "$*" /dev/null < /dev/null > "$tmp/out" 2>&1
+}
+
+# have_tty TEST...: true where on_tty works; otherwise each TEST is
+# reported as lacking script(1), or skipped for want of a pseudo-terminal.
+have_tty() {
+	if ! command -v script > /dev/null; then
+		lacks "script(1)" "$@"
+		return 1
+	fi
+	on_tty true && return 0
+	for have_tty_test; do
+		skip "$have_tty_test" "script(1) cannot open a pseudo-terminal here"
+	done
+	return 1
 }
 
 # lacks TOOL TEST...: TOOL, which the TESTs need, is not installed.  make

@@ -154,15 +154,7 @@ run env NO_COLOR=1 "$PMAPS" map --width 80 -f good-basic.txt
 [ "$rc" = 0 ] && ! grep -q "$esc" "$tmp/out"
 result no_color_not_a_tty
 
-on_tty() {
-	script -qec "$*" /dev/null < /dev/null > "$tmp/out" 2>&1
-}
-if ! command -v script > /dev/null; then
-	lacks "script(1)" color_auto_on_tty no_color_on_tty
-elif ! on_tty true; then
-	skip color_auto_on_tty "script(1) cannot open a pseudo-terminal here"
-	skip no_color_on_tty "script(1) cannot open a pseudo-terminal here"
-else
+if have_tty color_auto_on_tty no_color_on_tty; then
 	on_tty "NO_COLOR= '$PMAPS' map --width 80 -f good-basic.txt" &&
 		grep -q "$esc\[38;5;" "$tmp/out"
 	result color_auto_on_tty
