@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Who may open /proc/pmaps_ext/PID: whoever may open /proc/PID/maps.
+ * Who may open /proc/pmaps_ext/PID, and who sees which PIDs.
+ *
+ * Who may open it: whoever may open /proc/PID/maps.
  *
  * That decision is PTRACE_MODE_READ_FSCREDS, made by mm_access() and
  * ptrace_may_access(), with the LSM hook and dumpability behind them; none
@@ -14,6 +16,7 @@
  * they do to maps.
  */
 #include <linux/err.h>
+#include <linux/fcntl.h>
 #include <linux/fs.h>
 #include <linux/magic.h>
 #include <linux/mount.h>
@@ -24,7 +27,9 @@
 #include <linux/proc_fs.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/task.h>
+#include <linux/stat.h>
 
+#include "compat.h"
 #include "pmaps_ext.h"
 
 /*
@@ -137,4 +142,73 @@ struct mm_struct *pmaps_mm_access(struct file *file, struct pid *pid)
 		mmput(mm);
 	}
 	return mm;
+}
+
+/*
+ * Which PIDs a reader sees: those it may read, decided by a procfs of the
+ * module's own, mounted with hidepid=invisible.  procfs then answers
+ * lookup and stat of a PID exactly as a /proc with that option would: the
+ * name exists only for a reader that passes PTRACE_MODE_READ_FSCREDS on
+ * the process (LSM hook included), and its owner is /proc/PID/maps's,
+ * which task_dump_owner() makes root for a non-dumpable process.  The
+ * reader's own /proc cannot be used: ->lookup() and ->d_revalidate() are
+ * not told which mount the path came through.  A /proc without hidepid=
+ * shows more (every PID and its owner); these files show no more than any
+ * hidepid= would.
+ */
+struct vfsmount *pmaps_pid_procfs_mount(void)
+{
+	/* parsed in place, so not a string literal */
+	char options[] = "hidepid=invisible,subset=pid";
+	struct file_system_type *proc = get_fs_type("proc");
+
+	/*
+	 * procfs is built in: get_fs_type() took no module reference, and
+	 * put_filesystem() is not exported anyway.
+	 */
+	if (!proc)
+		return ERR_PTR(-ENODEV);
+	return vfs_kern_mount(proc, SB_KERNMOUNT, "proc", options);
+}
+
+/*
+ * Whether the reader may see @pid in @procfs (from
+ * pmaps_pid_procfs_mount()), and if so its owner; -ENOENT when hidden.
+ */
+int pmaps_pid_owner(struct vfsmount *procfs, struct pid *pid, kuid_t *uid,
+		    kgid_t *gid)
+{
+	pid_t nr = pid_nr_ns(pid, proc_pid_ns(procfs->mnt_sb));
+	struct kstat stat;
+	struct path path;
+	char name[24];
+	int err;
+
+	if (!nr)
+		return -ENOENT;
+	/*
+	 * maps, not the PID's directory: task_dump_owner() gives files, not
+	 * /proc/PID itself, to root when the process is not dumpable.
+	 */
+	snprintf(name, sizeof(name), "%d/maps", nr);
+	/* A path, not an open file: readdir asks this for every PID. */
+	err = vfs_path_lookup(procfs->mnt_root, procfs, name, 0, &path);
+	if (err)
+		return -ENOENT;
+	/*
+	 * Walking into a cached /proc/PID dentry, procfs asks the
+	 * directory's permission, which hides the process as lookup does.
+	 */
+	err = vfs_getattr(&path, &stat, STATX_UID | STATX_GID,
+			  AT_STATX_SYNC_AS_STAT);
+	path_put(&path);
+	/*
+	 * The number looked up is @pid's only while @pid has a task: it is
+	 * freed, and may name another process, only after that.
+	 */
+	if (err || !pid_has_task(pid, PIDTYPE_PID))
+		return -ENOENT;
+	*uid = stat.uid;
+	*gid = stat.gid;
+	return 0;
 }

@@ -232,6 +232,16 @@ static inline void pmaps_vma_unlock(struct vm_area_struct *vma)
 #endif
 
 /*
+ * v6.4, "ksmbd: remove internal.h include": vfs_path_lookup(), exported
+ * long before, was declared in fs/internal.h only.  The export is the
+ * same; only its prototype is missing.
+ */
+#ifndef HAVE_VFS_PATH_LOOKUP_DECL
+int vfs_path_lookup(struct dentry *dentry, struct vfsmount *mnt,
+		    const char *name, unsigned int flags, struct path *path);
+#endif
+
+/*
  * v6.7, "fs: new accessor methods for atime and mtime": inode timestamps
  * are set through helpers.
  */

@@ -6,12 +6,14 @@
  * module creates the mount point with proc_create_mount_point() and
  * registers a small filesystem whose root directory looks PIDs up on
  * demand.  Names resolve in the reader's pid namespace, so every process
- * sees its own PIDs, whichever namespace mounted it.
+ * sees its own PIDs, whichever namespace mounted it, and exist only for a
+ * reader who may read the process (pmaps_pid_owner()).
  */
 #include <linux/dcache.h>
 #include <linux/fs.h>
 #include <linux/fs_context.h>
 #include <linux/module.h>
+#include <linux/mount.h>
 #include <linux/namei.h>
 #include <linux/pid.h>
 #include <linux/pid_namespace.h>
@@ -59,27 +61,29 @@ static void pmaps_init_inode(struct inode *inode, unsigned long ino,
 	simple_inode_init_ts(inode);
 }
 
+/* The procfs that decides which PIDs a reader of @sb sees. */
+static struct vfsmount *pmaps_procfs(struct super_block *sb)
+{
+	return sb->s_fs_info;
+}
+
 /*
  * A PID's file holds a reference on the struct pid, not on the task, and
- * resolves the task at open; it is owned by the task's effective ids, as
- * /proc/PID files are.
+ * resolves the task at open.  Its owner is /proc/PID's, set again at every
+ * revalidation as procfs does.
  */
-static struct inode *pmaps_pid_inode(struct super_block *sb,
-				     struct task_struct *task)
+static struct inode *pmaps_pid_inode(struct super_block *sb, struct pid *pid,
+				     kuid_t uid, kgid_t gid)
 {
 	struct inode *inode = new_inode(sb);
-	const struct cred *cred;
 
 	if (!inode)
 		return NULL;
 	pmaps_init_inode(inode, get_next_ino(), S_IFREG | 0444);
 	inode->i_fop = &pmaps_file_operations;
-	inode->i_private = get_pid(task_pid(task));
-	rcu_read_lock();
-	cred = __task_cred(task);
-	inode->i_uid = cred->euid;
-	inode->i_gid = cred->egid;
-	rcu_read_unlock();
+	inode->i_private = get_pid(pid);
+	inode->i_uid = uid;
+	inode->i_gid = gid;
 	return inode;
 }
 
@@ -111,9 +115,12 @@ static struct dentry *pmaps_root_lookup(struct inode *dir,
 					struct dentry *dentry,
 					unsigned int flags)
 {
-	struct task_struct *task = NULL;
 	struct inode *inode;
+	struct pid *pid;
+	kuid_t uid;
+	kgid_t gid;
 	pid_t nr;
+	int err;
 
 	if (strcmp(dentry->d_name.name, "self") == 0) {
 		inode = new_inode(dir->i_sb);
@@ -124,17 +131,17 @@ static struct dentry *pmaps_root_lookup(struct inode *dir,
 	} else {
 		if (!pmaps_name_to_pid_nr(&dentry->d_name, &nr))
 			return ERR_PTR(-ENOENT);
-		/* find_task_by_pid_ns() is not exported. */
+		/* find_get_pid() looks in current's namespace too. */
 		rcu_read_lock();
-		task = pid_task(find_pid_ns(nr, task_active_pid_ns(current)),
-				PIDTYPE_PID);
-		if (task)
-			get_task_struct(task);
+		pid = get_pid(find_pid_ns(nr, task_active_pid_ns(current)));
 		rcu_read_unlock();
-		if (!task)
+		if (!pid)
 			return ERR_PTR(-ENOENT);
-		inode = pmaps_pid_inode(dir->i_sb, task);
-		put_task_struct(task);
+		err = pmaps_pid_owner(pmaps_procfs(dir->i_sb), pid, &uid, &gid);
+		inode = err ? NULL : pmaps_pid_inode(dir->i_sb, pid, uid, gid);
+		put_pid(pid);
+		if (err)
+			return ERR_PTR(err);
 	}
 	if (!inode)
 		return ERR_PTR(-ENOMEM);
@@ -143,14 +150,17 @@ static struct dentry *pmaps_root_lookup(struct inode *dir,
 
 /*
  * A cached PID dentry is good only while its name still means the same
- * live process to this reader: readers in other pid namespaces, and a PID
- * reused after exit, must look the name up again.
+ * live process to this reader and the reader may see it: readers in other
+ * pid namespaces or with other credentials, and a PID reused after exit,
+ * must look the name up again.
  */
 static int pmaps_d_revalidate(struct inode *dir, const struct qstr *name,
 			      struct dentry *dentry, unsigned int flags)
 {
 	struct inode *inode;
 	bool valid;
+	kuid_t uid;
+	kgid_t gid;
 	pid_t nr;
 
 	if (flags & LOOKUP_RCU)
@@ -164,7 +174,12 @@ static int pmaps_d_revalidate(struct inode *dir, const struct qstr *name,
 	valid = pid_nr_ns(inode->i_private, task_active_pid_ns(current)) == nr &&
 		pid_task(inode->i_private, PIDTYPE_PID);
 	rcu_read_unlock();
-	return valid;
+	if (!valid || pmaps_pid_owner(pmaps_procfs(dentry->d_sb),
+				      inode->i_private, &uid, &gid))
+		return 0;
+	inode->i_uid = uid;
+	inode->i_gid = gid;
+	return 1;
 }
 
 PMAPS_DEFINE_D_REVALIDATE(pmaps_d_revalidate)
@@ -174,12 +189,19 @@ static const struct dentry_operations pmaps_dentry_operations = {
 	.d_delete	= always_delete_dentry,
 };
 
-/* Lists "self" and the thread-group leaders of the reader's namespace. */
+/*
+ * Lists "self" and the thread-group leaders of the reader's namespace that
+ * the reader may see.
+ */
 static int pmaps_root_iterate(struct file *file, struct dir_context *ctx)
 {
+	struct vfsmount *procfs = pmaps_procfs(file_inode(file)->i_sb);
 	struct pid_namespace *ns = task_active_pid_ns(current);
 	char name[16];
 	struct pid *pid;
+	bool visible;
+	kuid_t uid;
+	kgid_t gid;
 	pid_t nr;
 	int len;
 
@@ -200,15 +222,19 @@ static int pmaps_root_iterate(struct file *file, struct dir_context *ctx)
 				break;
 			nr = pid_nr_ns(pid, ns) + 1;
 		}
-		if (pid)
+		if (pid) {
 			nr = pid_nr_ns(pid, ns);
+			get_pid(pid);
+		}
 		rcu_read_unlock();
 		if (!pid)
 			break;
+		visible = !pmaps_pid_owner(procfs, pid, &uid, &gid);
+		put_pid(pid);
 
 		ctx->pos = nr + PMAPS_POS_FIRST_PID;
 		len = snprintf(name, sizeof(name), "%d", nr);
-		if (!dir_emit(ctx, name, len, ctx->pos, DT_REG))
+		if (visible && !dir_emit(ctx, name, len, ctx->pos, DT_REG))
 			return 0;
 		ctx->pos++;
 	}
@@ -262,12 +288,30 @@ static int pmaps_fill_super(struct super_block *sb, struct fs_context *fc)
 	return sb->s_root ? 0 : -ENOMEM;
 }
 
+/*
+ * Each mount has its own procfs for pmaps_pid_owner(), in the mounter's
+ * pid namespace; sget_fc() hands it on from fc->s_fs_info to the
+ * superblock.
+ */
 static int pmaps_get_tree(struct fs_context *fc)
 {
+	struct vfsmount *procfs = pmaps_pid_procfs_mount();
+
+	if (IS_ERR(procfs))
+		return PTR_ERR(procfs);
+	fc->s_fs_info = procfs;
 	return get_tree_nodev(fc, pmaps_fill_super);
 }
 
+/* A context that made no superblock still holds its procfs. */
+static void pmaps_free_fc(struct fs_context *fc)
+{
+	if (fc->s_fs_info)
+		mntput(fc->s_fs_info);
+}
+
 static const struct fs_context_operations pmaps_context_operations = {
+	.free		= pmaps_free_fc,
 	.get_tree	= pmaps_get_tree,
 };
 
@@ -277,11 +321,19 @@ static int pmaps_init_fs_context(struct fs_context *fc)
 	return 0;
 }
 
+static void pmaps_kill_sb(struct super_block *sb)
+{
+	struct vfsmount *procfs = pmaps_procfs(sb);
+
+	kill_anon_super(sb);
+	mntput(procfs);
+}
+
 static struct file_system_type pmaps_fs_type = {
 	.owner			= THIS_MODULE,
 	.name			= "pmaps_ext",
 	.init_fs_context	= pmaps_init_fs_context,
-	.kill_sb		= kill_anon_super,
+	.kill_sb		= pmaps_kill_sb,
 };
 
 int pmaps_fs_register(void)

@@ -6,8 +6,11 @@
 #include <linux/mm_types.h>
 #include <linux/seq_file.h>
 
-/* access.c: the open-time permission check, made by procfs. */
+/* access.c: who may open which file, and see which PIDs. */
 struct mm_struct *pmaps_mm_access(struct file *file, struct pid *pid);
+struct vfsmount *pmaps_pid_procfs_mount(void);
+int pmaps_pid_owner(struct vfsmount *procfs, struct pid *pid, kuid_t *uid,
+		    kgid_t *gid);
 
 /* seq.c: the file behind /proc/pmaps_ext/PID. */
 extern const struct file_operations pmaps_file_operations;

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -1243,6 +1244,182 @@ static enum outcome test_perm_open_then_drop(void)
 	return read_target_in_child(&setup, read_after_drop);
 }
 
+/* ---- which PIDs a reader sees ---- */
+
+/* The directory that lists the PIDs: the module's, or /proc. */
+static const char *listing_dir(void)
+{
+	return pid_dir[0] ? pid_dir : "/proc";
+}
+
+static bool listed(const char *dir, const char *name)
+{
+	struct dirent *d;
+	bool found = false;
+	DIR *dp = opendir(dir);
+
+	if (!dp) {
+		tap_diag("opendir %s: %s", dir, strerror(errno));
+		return false;
+	}
+	while ((d = readdir(dp)))
+		found |= !strcmp(d->d_name, name);
+	closedir(dp);
+	return found;
+}
+
+/*
+ * As NOBODY: the root target at *arg is neither listed, nor looked up, nor
+ * stat()ed; the reader's own PID is, owned by the reader.
+ */
+static bool hidden_from_nobody(void *arg)
+{
+	pid_t hidden = *(pid_t *)arg;
+	char path[PATH_MAX], who[24], me[24];
+	struct stat st;
+	bool ok = true;
+	int fd;
+
+	if (!drop_to_nobody(1))
+		return false;
+	snprintf(who, sizeof(who), "%d", (int)hidden);
+	snprintf(me, sizeof(me), "%d", (int)getpid());
+	if (listed(listing_dir(), who)) {
+		tap_diag("%s lists root's PID %s to uid %d", listing_dir(),
+			 who, NOBODY);
+		ok = false;
+	}
+	if (!listed(listing_dir(), me)) {
+		tap_diag("%s does not list the reader's own PID %s",
+			 listing_dir(), me);
+		ok = false;
+	}
+	pmaps_path(path, sizeof(path), who);
+	if (!stat(path, &st) || errno != ENOENT) {
+		tap_diag("stat %s: %s; expected ENOENT", path,
+			 strerror(errno));
+		ok = false;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 || errno != ENOENT) {
+		tap_diag("open %s: %s; expected ENOENT", path,
+			 fd >= 0 ? "opened" : strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		ok = false;
+	}
+	pmaps_path(path, sizeof(path), me);
+	if (stat(path, &st) || st.st_uid != NOBODY) {
+		tap_diag("stat %s: %s, uid %d; expected uid %d", path,
+			 strerror(errno), (int)st.st_uid, NOBODY);
+		ok = false;
+	}
+	return ok;
+}
+
+static bool proc_has_hidepid(void)
+{
+	char line[1024];
+	bool found = false;
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, " /proc ") && strstr(line, "hidepid="))
+			found = true;
+	fclose(f);
+	return found;
+}
+
+/* A root target, hidden from NOBODY while /proc is mounted with option. */
+static enum outcome run_hidden_from_nobody(const char *option)
+{
+	struct anon_setup setup = { .pages = 1, .stride = 1 };
+	struct target t;
+	bool ok;
+
+	if (!require_root())
+		return skip("needs root");
+	if (option && proc_has_hidepid())
+		return skip("/proc already has a hidepid= option");
+	if (option && mount("proc", "/proc", NULL, MS_REMOUNT, option)) {
+		if (errno == EINVAL)
+			return skip("procfs refuses %s", option);
+		tap_diag("remounting /proc %s: %s", option, strerror(errno));
+		return FAIL;
+	}
+	ok = !target_start(&t, setup_anon, &setup);
+	if (ok) {
+		ok = run_in_child(hidden_from_nobody, &t.pid);
+		target_end(&t);
+	}
+	if (option && mount("proc", "/proc", NULL, MS_REMOUNT, "hidepid=0")) {
+		tap_diag("remounting /proc hidepid=0: %s", strerror(errno));
+		ok = false;
+	}
+	return ok ? PASS : FAIL;
+}
+
+static enum outcome test_hidepid_invisible(void)
+{
+	return run_hidden_from_nobody("hidepid=invisible");
+}
+
+static enum outcome test_hidepid_2(void)
+{
+	return run_hidden_from_nobody("hidepid=2");
+}
+
+/*
+ * The module names only processes the reader may read, whatever /proc's
+ * options: it cannot tell which /proc a path came through.
+ */
+static enum outcome test_unreadable_pids_hidden(void)
+{
+	if (!pid_dir[0])
+		return skip("/proc/PID/pmaps is listed as /proc lists it");
+	return run_hidden_from_nobody(NULL);
+}
+
+/* Owned as /proc/PID/maps is: by root for a non-dumpable process. */
+static enum outcome test_owner_follows_procfs(void)
+{
+	struct anon_setup setups[] = {
+		{ .pages = 1, .stride = 1, .drop = true, .dumpable = 1 },
+		{ .pages = 1, .stride = 1, .drop = true, .dumpable = 0 },
+	};
+	const uid_t want[] = { NOBODY, 0 };
+	char path[PATH_MAX], maps[64];
+	struct stat st, maps_st;
+	bool ok = true;
+	struct target t;
+	size_t i;
+
+	if (!require_root())
+		return skip("needs root");
+	for (i = 0; i < ARRAY_SIZE(setups); i++) {
+		if (target_start(&t, setup_anon, &setups[i]))
+			return FAIL;
+		pmaps_path_pid(path, sizeof(path), t.pid);
+		snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)t.pid);
+		if (stat(path, &st) || stat(maps, &maps_st)) {
+			tap_diag("stat %s or %s: %s", path, maps,
+				 strerror(errno));
+			ok = false;
+		} else if (st.st_uid != want[i] || st.st_gid != maps_st.st_gid ||
+			   maps_st.st_uid != want[i]) {
+			tap_diag("%s is owned by %d:%d, %s by %d:%d; expected uid %d (dumpable %d)",
+				 path, (int)st.st_uid, (int)st.st_gid, maps,
+				 (int)maps_st.st_uid, (int)maps_st.st_gid,
+				 (int)want[i], setups[i].dumpable);
+			ok = false;
+		}
+		target_end(&t);
+	}
+	return ok ? PASS : FAIL;
+}
+
 /* Mappings whose maps lines are awkward to reproduce. */
 static char *setup_varied_vmas(void *arg)
 {
@@ -1908,6 +2085,10 @@ static const struct test_case tests[] = {
 	TEST(test_perm_nondumpable),
 	TEST(test_perm_self),
 	TEST(test_perm_open_then_drop),
+	TEST(test_hidepid_invisible),
+	TEST(test_hidepid_2),
+	TEST(test_unreadable_pids_hidden),
+	TEST(test_owner_follows_procfs),
 	TEST(test_header_matches_maps),
 	TEST(test_pid_namespace),
 	TEST(test_hugetlb_private),

@@ -12,7 +12,10 @@
  * test_200k_ranges_every_read_size needs ~900 MiB available: boot the
  * guest with -m 2G (tests/qemu/run.sh does).
  *
- * Permission matrix (PTRACE_MODE_READ_FSCREDS, checked at open()):
+ * Permission matrix (PTRACE_MODE_READ_FSCREDS, checked at open()).
+ * "denied" is ENOENT in the module's directory, which names only
+ * processes the reader may read, and EACCES for /proc/PID/pmaps
+ * (denied_errno()); Documentation/pmaps_ext.rst has the whole matrix.
  *
  *   case                                  expected        asserted by
  *   ------------------------------------  --------------  -----------------------------
@@ -20,9 +23,9 @@
  *                                                         test_perm_nondumpable (root
  *                                                         reads a non-dumpable target)
  *   same uid, dumpable target             reads           pmaps_test: test_perm_same_uid
- *   other uid                             EACCES          pmaps_test: test_perm_other_uid
- *   same uid, PR_SET_DUMPABLE 0           EACCES          pmaps_test: test_perm_nondumpable
- *   same uid, non-dumpable by a           EACCES          resources: test_perm_setuid_target
+ *   other uid                             denied          pmaps_test: test_perm_other_uid
+ *   same uid, PR_SET_DUMPABLE 0           denied          pmaps_test: test_perm_nondumpable
+ *   same uid, non-dumpable by a           denied          resources: test_perm_setuid_target
  *     credential change (as set-id)
  *   reader is the target ("self"),        reads           pmaps_test: test_perm_self
  *     non-dumpable
@@ -33,8 +36,9 @@
  *                                           pid ENOENT
  *   uid 65534 with only CAP_SYS_PTRACE    reads a root    resources: test_perm_cap_sys_ptrace_only
  *                                           process
- *   uid 65534 with no caps, or with       EACCES          resources: test_perm_cap_sys_ptrace_only
+ *   uid 65534 with no caps, or with       denied          resources: test_perm_cap_sys_ptrace_only
  *     only DAC-override caps
+ *   uid 65534 with only CAP_SYS_ADMIN     denied          resources: test_perm_cap_sys_admin_only
  *   any non-root reader                   no PFN shown    resources: test_no_physical_addresses
  */
 #include <errno.h>
@@ -895,45 +899,46 @@ struct cap_case {
 	const struct target *target;
 };
 
-#define CAPBIT(c)		(1u << (c))
-
-/* No libcap: capset(2) with the version 3 (64-bit) layout. */
-static int set_caps(uint32_t caps)
-{
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct data[2] = {
-		{ .effective = caps, .permitted = caps },
-	};
-
-	return (int)syscall(SYS_capset, &hdr, data);
-}
-
 /* Become NOBODY keeping only the capabilities of c, then open. */
 static bool read_with_caps(void *arg)
 {
 	const struct cap_case *c = arg;
 
-	/* keep the permitted set across the uid change, to pick from */
-	if (prctl(PR_SET_KEEPCAPS, 1)) {
-		tap_diag("PR_SET_KEEPCAPS: %s", strerror(errno));
+	if (!drop_to_with_caps(NOBODY, c->caps))
 		return false;
-	}
-	if (!drop_to(NOBODY))
-		return false;
-	if (set_caps(c->caps)) {
-		tap_diag("capset %#x: %s", c->caps, strerror(errno));
-		return false;
-	}
 	if (c->may_read)
 		return reads_target(c->target, 4);
 	return open_denied_pid(c->target->pid);
 }
 
-static enum outcome test_perm_cap_sys_ptrace_only(void)
+/* Each case reads, or is denied, a root target, dumpable. */
+static enum outcome run_cap_cases(struct cap_case *cases, size_t nr)
 {
 	struct anon_setup setup = { .pages = 4, .dumpable = -1 };
+	struct target t;
+	bool ok = true;
+	size_t i;
+
+	if (!require_root())
+		return skip("needs root");
+	if (target_start(&t, setup_anon, &setup))
+		return FAIL;
+	for (i = 0; i < nr; i++) {
+		cases[i].target = &t;
+		if (!run_in_child(read_with_caps, &cases[i])) {
+			tap_diag("uid %d with %s: expected %s", NOBODY,
+				 cases[i].name, cases[i].may_read ? "to read" :
+				 strerror(denied_errno()));
+			ok = false;
+		}
+	}
+	target_end(&t);
+	return ok ? PASS : FAIL;
+}
+
+/* PTRACE_MODE_READ's capability step: CAP_SYS_PTRACE and nothing else. */
+static enum outcome test_perm_cap_sys_ptrace_only(void)
+{
 	struct cap_case cases[] = {
 		{ "CAP_SYS_PTRACE only", CAPBIT(CAP_SYS_PTRACE), true, NULL },
 		{ "no capabilities", 0, false, NULL },
@@ -941,26 +946,18 @@ static enum outcome test_perm_cap_sys_ptrace_only(void)
 		  CAPBIT(CAP_DAC_OVERRIDE) | CAPBIT(CAP_DAC_READ_SEARCH) |
 		  CAPBIT(CAP_FOWNER), false, NULL },
 	};
-	struct target t;
-	bool ok = true;
-	size_t i;
 
-	if (!require_root())
-		return skip("needs root");
-	/* a root target, dumpable: only the reader's capabilities differ */
-	if (target_start(&t, setup_anon, &setup))
-		return FAIL;
-	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		cases[i].target = &t;
-		if (!run_in_child(read_with_caps, &cases[i])) {
-			tap_diag("uid %d with %s: expected %s", NOBODY,
-				 cases[i].name,
-				 cases[i].may_read ? "to read" : "EACCES");
-			ok = false;
-		}
-	}
-	target_end(&t);
-	return ok ? PASS : FAIL;
+	return run_cap_cases(cases, ARRAY_SIZE(cases));
+}
+
+/* CAP_SYS_ADMIN gives no more than it gives for /proc/PID/maps. */
+static enum outcome test_perm_cap_sys_admin_only(void)
+{
+	struct cap_case cases[] = {
+		{ "CAP_SYS_ADMIN only", CAPBIT(CAP_SYS_ADMIN), false, NULL },
+	};
+
+	return run_cap_cases(cases, ARRAY_SIZE(cases));
 }
 
 static bool denied_as_nobody(void *arg)
@@ -1200,6 +1197,7 @@ static const struct test_case tests[] = {
 	TEST(test_kernel_memory_per_open_file),
 	TEST(test_mmap_latency_under_reader),
 	TEST(test_perm_cap_sys_ptrace_only),
+	TEST(test_perm_cap_sys_admin_only),
 	TEST(test_perm_setuid_target),
 	TEST(test_no_physical_addresses),
 };
