@@ -459,7 +459,7 @@ int pmaps_pids_by_name(const char *name, int **pids)
 
 int pmaps_print_text(FILE *out, const struct pmaps_map *map)
 {
-	char flags[PMAPS_NR_FLAGS + 1];
+	char flags[PMAPS_NR_FLAGS + 1], mapcount[PMAPS_MAPCOUNT_LEN];
 	size_t i, j;
 
 	for (i = 0; i < map->nr_vmas; i++) {
@@ -470,8 +470,9 @@ int pmaps_print_text(FILE *out, const struct pmaps_map *map)
 			const struct pmaps_range *r = &v->ranges[j];
 
 			pmaps_format_flags(r->flags, r->unknown, flags);
-			fprintf(out, "%llu\t%llu\t%s\t%ld\n", r->index,
-				r->count, flags, r->mapcount);
+			pmaps_format_mapcount(r->mapcount, mapcount);
+			fprintf(out, "%llu\t%llu\t%s\t%s\n", r->index,
+				r->count, flags, mapcount);
 		}
 	}
 	return ferror(out) ? -1 : 0;

@@ -82,7 +82,8 @@ static void check_map(const struct pmaps_map *map)
 			char letters[PMAPS_NR_FLAGS + 1];
 
 			check(r->count >= 1);
-			check(r->mapcount >= 0);
+			check(r->mapcount >= 0 ||
+			      r->mapcount == PMAPS_MAPCOUNT_UNKNOWN);
 			check(!(r->flags & ~all) && !(r->unknown & ~all));
 			check(!(r->flags & r->unknown));
 			/* Inside the VMA, after the previous range. */
@@ -111,10 +112,12 @@ static char *print_map(const struct pmaps_map *map, size_t *len)
 		for (j = 0; j < v->nr_ranges; j++) {
 			const struct pmaps_range *r = &v->ranges[j];
 			char letters[PMAPS_NR_FLAGS + 1];
+			char mapcount[PMAPS_MAPCOUNT_LEN];
 
 			pmaps_format_flags(r->flags, r->unknown, letters);
-			fprintf(f, "%llu\t%llu\t%s\t%ld\n", r->index, r->count,
-				letters, r->mapcount);
+			pmaps_format_mapcount(r->mapcount, mapcount);
+			fprintf(f, "%llu\t%llu\t%s\t%s\n", r->index, r->count,
+				letters, mapcount);
 		}
 	}
 	check(fclose(f) == 0);

@@ -62,7 +62,7 @@ expect_text malformed_stdin_names_stdin 2 "" \
 sed 's/$/\r/' guest/demo-6.12.txt > "$tmp/crlf.txt"
 run "$PMAPS" -f "$tmp/crlf.txt"
 expect_text crlf_rejected 2 "" \
-	"$tmp/crlf.txt:2: expected decimal MAPCOUNT, got '1\\x0d'"
+	"$tmp/crlf.txt:2: expected MAPCOUNT as decimal or '?', got '1\\x0d'"
 
 run "$PMAPS" -f no-such-file.txt
 expect_text missing_file_exit_1 1 "" \

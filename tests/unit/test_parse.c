@@ -569,7 +569,8 @@ static void test_parse_file_stream(void)
 	if (f) {
 		buf[len - 2] = 'x';
 		CHECK_U(pmaps_parse_file(f, "<stdin>", &map, err, ERRLEN), -1);
-		CHECK_S(err, "<stdin>:22: expected decimal MAPCOUNT, got '4x'");
+		CHECK_S(err, "<stdin>:22: expected MAPCOUNT as decimal or "
+			"'?', got '4x'");
 		CHECK_U(map.nr_vmas, 10);
 		pmaps_map_free(&map);
 		fclose(f);
@@ -685,12 +686,75 @@ static void test_bad_count_zero(void)
 
 static void test_bad_mapcount(void)
 {
+	static const struct {
+		const char *mapcount, *quoted;
+	} cases[] = {
+		{ "", "" }, { "??", "??" }, { "?1", "?1" }, { "1?", "1?" },
+		{ "-1", "-1" }, { " ?", " ?" }, { "? ", "? " },
+		{ "?\r", "?\\x0d" }, { "+1", "+1" },
+	};
+	char doc[128], msg[ERRLEN];
+	size_t i;
+
 	expect_bad_fixture("bad-mapcount.txt",
-			   "bad-mapcount.txt:2: expected decimal MAPCOUNT, "
-			   "got '-1'");
-	expect_bad_str("00400000-00401000 r--p 00000000 00:00 0\n"
-		       "0\t1\tY__U___\t\n",
-		       "t:2: expected decimal MAPCOUNT, got ''");
+			   "bad-mapcount.txt:2: expected MAPCOUNT as decimal "
+			   "or '?', got '-1'");
+	/* '?' is the whole column or an error, never a prefix or a suffix */
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		snprintf(doc, sizeof(doc),
+			 "00400000-00401000 r--p 00000000 00:00 0\n"
+			 "0\t1\tY??U_??\t%s\n", cases[i].mapcount);
+		snprintf(msg, sizeof(msg), "t:2: expected MAPCOUNT as decimal "
+			 "or '?', got '%s'", cases[i].quoted);
+		expect_bad_str(doc, msg);
+	}
+}
+
+/* The kernel's '?' for a withheld count; PMAPS_MAPCOUNT_UNKNOWN in the map. */
+static void test_unknown_mapcount(void)
+{
+	struct pmaps_map map;
+	char err[ERRLEN] = "x";
+	const struct pmaps_vma *v;
+	char s[PMAPS_MAPCOUNT_LEN];
+
+	CHECK_U(parse_str("00400000-00410000 r--p 00000000 08:01 7 /f\n"
+			  "0\t3\tY??U_??\t?\n"
+			  "3\t1\tY??U_??\t1\n"
+			  "4\t1\tY??U_??\t?\tmore columns\n"
+			  "5\t1\tY??UP??\t0\n"
+			  "6\t1\t_??U_??\t?", &map, err), 0);
+	CHECK_S(err, "");
+	v = map.nr_vmas == 1 ? &map.vmas[0] : NULL;
+	CHECK(v && v->nr_ranges == 5);
+	if (v && v->nr_ranges == 5) {
+		CHECK(v->ranges[0].mapcount == PMAPS_MAPCOUNT_UNKNOWN);
+		CHECK_U(v->ranges[0].count, 3);
+		CHECK_U(v->ranges[0].flags, bits("YU"));
+		CHECK_U(v->ranges[0].unknown, bits("RADW"));
+		CHECK(v->ranges[1].mapcount == 1);
+		CHECK(v->ranges[2].mapcount == PMAPS_MAPCOUNT_UNKNOWN);
+		CHECK(v->ranges[3].mapcount == 0);
+		/* the last line, no newline after the '?' */
+		CHECK(v->ranges[4].mapcount == PMAPS_MAPCOUNT_UNKNOWN);
+		CHECK_U(v->ranges[4].line, 6);
+	}
+	pmaps_map_free(&map);
+
+	/* what the front ends write back */
+	CHECK_U(pmaps_format_mapcount(PMAPS_MAPCOUNT_UNKNOWN, s), 1);
+	CHECK_S(s, "?");
+	CHECK_U(pmaps_format_mapcount(0, s), 1);
+	CHECK_S(s, "0");
+	CHECK_U(pmaps_format_mapcount(1234, s), 4);
+	CHECK_S(s, "1234");
+	CHECK_U(pmaps_format_mapcount(LONG_MAX, s), LONG_MAX == 0x7fffffffL ?
+		10 : 19);
+	CHECK_S(s, LONG_MAX == 0x7fffffffL ? "2147483647" :
+		"9223372036854775807");
+	/* any other negative is no count either: never a '-' that fails */
+	CHECK_U(pmaps_format_mapcount(-7, s), 1);
+	CHECK_S(s, "?");
 }
 
 static void test_bad_flags_length(void)
@@ -845,7 +909,7 @@ static void test_bad_overflow(void)
 		       "0\t99999999999999999999999\tY__U___\t1\n",
 		       "t:2: expected COUNT in 0..18446744073709551615, "
 		       "got '99999999999999999999999'");
-	snprintf(msg, sizeof(msg), "t:2: expected MAPCOUNT in 0..%ld, "
+	snprintf(msg, sizeof(msg), "t:2: expected MAPCOUNT in 0..%ld or '?', "
 		 "got '%lu'", LONG_MAX, (unsigned long)LONG_MAX + 1);
 	expect_bad_str(LONG_MAX == 0x7fffffffL ?
 		       "00400000-00401000 r--p 00000000 00:00 0\n"
@@ -898,15 +962,16 @@ static void test_error_snippet(void)
 	expect_bad_str("00400000-00401000 r--p 00000000 00:00 0\n"
 		       "0\t1\tY__U___\t1\x01\\"
 		       "0123456789012345678901234567890\n",
-		       "t:2: expected decimal MAPCOUNT, "
+		       "t:2: expected MAPCOUNT as decimal or '?', "
 		       "got '1\\x01\\\\0123456789012345678901234567890'");
 	expect_bad_str("00400000-00401000 r--p 00000000 00:00 0\n"
 		       "0\t1\tY__U___\t1\r\n",
-		       "t:2: expected decimal MAPCOUNT, got '1\\x0d'");
+		       "t:2: expected MAPCOUNT as decimal or '?', "
+		       "got '1\\x0d'");
 	expect_bad_str("00400000-00401000 r--p 00000000 00:00 0\n"
 		       "0\t1\tY__U___\t12345678901234567890123456789012345"
 		       "6789012345678901234567890x\n",
-		       "t:2: expected decimal MAPCOUNT, "
+		       "t:2: expected MAPCOUNT as decimal or '?', "
 		       "got '1234567890123456789012345678901234567890...'");
 
 	/* A short buffer is filled, terminated and not overrun. */
@@ -1045,6 +1110,7 @@ static const struct {
 	T(test_extra_columns, 1),
 	T(test_at_lines, 1),
 	T(test_unknown_flags, 1),
+	T(test_unknown_mapcount, 1),
 	T(test_range_addr_file, 1),
 	T(test_range_addr_anon, 1),
 	T(test_format_flags, 1),

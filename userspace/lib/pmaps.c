@@ -416,11 +416,19 @@ static int parse_range(struct parser *ps, const char *s, const char *e,
 				    pmaps_flag_letters[i], i + 1);
 	}
 
-	rc = parse_dec(t3 + 1, t4 - t3 - 1, LONG_MAX, &val);
-	if (rc)
-		return fail_dec(ps, rc, t3 + 1, t4 - t3 - 1, "MAPCOUNT",
-				LONG_MAX);
-	r.mapcount = (long)val;
+	/* Exactly one '?': the kernel withheld the count. */
+	if (t4 - t3 - 1 == 1 && t3[1] == '?') {
+		r.mapcount = PMAPS_MAPCOUNT_UNKNOWN;
+	} else {
+		rc = parse_dec(t3 + 1, t4 - t3 - 1, LONG_MAX, &val);
+		if (rc == NUM_RANGE)
+			return fail(ps, t3 + 1, t4 - t3 - 1,
+				    "MAPCOUNT in 0..%ld or '?'", LONG_MAX);
+		if (rc)
+			return fail(ps, t3 + 1, t4 - t3 - 1,
+				    "MAPCOUNT as decimal or '?'");
+		r.mapcount = (long)val;
+	}
 
 	/* In pages relative to the VMA, so nothing here can overflow. */
 	rel = r.index - ps->vma_base;
@@ -649,4 +657,26 @@ void pmaps_format_flags(unsigned int flags, unsigned int unknown,
 			out[i] = '_';
 	}
 	out[PMAPS_NR_FLAGS] = '\0';
+}
+
+size_t pmaps_format_mapcount(long mapcount, char out[PMAPS_MAPCOUNT_LEN])
+{
+	char tmp[PMAPS_MAPCOUNT_LEN];
+	unsigned long v = (unsigned long)mapcount;
+	size_t n = 0, i;
+
+	if (mapcount < 0) {
+		out[0] = '?';
+		out[1] = '\0';
+		return 1;
+	}
+	/* By hand: views write a mapcount for each of millions of ranges. */
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (i = 0; i < n; i++)
+		out[i] = tmp[n - 1 - i];
+	out[n] = '\0';
+	return n;
 }

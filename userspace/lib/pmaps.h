@@ -36,9 +36,18 @@ struct pmaps_range {
 	unsigned long long count;	/* number of pages */
 	unsigned int flags;		/* bit i set: letter i shown */
 	unsigned int unknown;		/* bit i set: letter i shown as '?' */
-	long mapcount;
+	long mapcount;			/* or PMAPS_MAPCOUNT_UNKNOWN */
 	unsigned int line;		/* input line, for messages */
 };
+
+/*
+ * MAPCOUNT '?': the kernel withholds the count from a reader without root
+ * (page-cache pages of files the reader could not open for writing, unless
+ * mapped exactly once).  It is not a number: such a page counts as neither
+ * shared nor private.  -1, so that "mapcount > 1" (shared) is false for it
+ * without a test.
+ */
+#define PMAPS_MAPCOUNT_UNKNOWN	(-1L)
 
 struct pmaps_vma {
 	unsigned long long start, end;	/* byte addresses, end exclusive */
@@ -106,5 +115,15 @@ const struct pmaps_range *pmaps_find_range(const struct pmaps_vma *v,
 /* Format flags as 7 letters plus NUL, '_' for clear, '?' for unknown. */
 void pmaps_format_flags(unsigned int flags, unsigned int unknown,
 			char out[PMAPS_NR_FLAGS + 1]);
+
+/* Room for pmaps_format_mapcount(): the digits of LONG_MAX, and NUL. */
+#define PMAPS_MAPCOUNT_LEN	21
+
+/*
+ * MAPCOUNT as the text format writes it, NUL-terminated: decimal, or "?"
+ * for PMAPS_MAPCOUNT_UNKNOWN (and any other negative value, so that what
+ * is written always parses back).  Returns the length.
+ */
+size_t pmaps_format_mapcount(long mapcount, char out[PMAPS_MAPCOUNT_LEN]);
 
 #endif
