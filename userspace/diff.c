@@ -2,11 +2,11 @@
 /*
  * pmaps diff A B: what changed between two saved snapshots, page by page.
  *
- * Either snapshot is the text format or pmaps --json (schema pmaps/1),
- * told apart by the first non-blank character ('{' is JSON).  Pages are
- * compared by virtual address.  Ranges are merged as two sorted lists,
- * never expanded into pages, so a snapshot of a million ranges costs what
- * parsing it costs.
+ * Either snapshot is the text format or pmaps --json (schema pmaps/2, or
+ * the older pmaps/1), told apart by the first non-blank character ('{' is
+ * JSON).  Pages are compared by virtual address.  Ranges are merged as two
+ * sorted lists, never expanded into pages, so a snapshot of a million
+ * ranges costs what parsing it costs.
  *
  * VMAs are matched by address: VMAs that overlap, in A or B, form one
  * group, which is "the same" when it is one VMA in each with every field
@@ -348,7 +348,7 @@ static int json_skip(struct json *j);
 /*
  * Members of an object: member(j, key, ctx) reads the value of each
  * member it knows and returns 1 for one it does not, which is skipped:
- * later versions of pmaps/1 may add members.
+ * later versions of pmaps/2 may add members.
  */
 static int json_object(struct json *j, const char *what,
 		       int (*member)(struct json *j, const char *key,
@@ -543,6 +543,15 @@ static int range_member(struct json *j, const char *key, void *ctx)
 	case R_ADDRESS:
 		return json_hex(j, &c->address, "address");
 	case R_MAPCOUNT:
+		/* null where the text has '?' (pmaps/2) */
+		if (json_peek(j) == 'n' && j->end - j->p >= 4 &&
+		    !memcmp(j->p, "null", 4)) {
+			j->p += 4;
+			c->r.mapcount = PMAPS_MAPCOUNT_UNKNOWN;
+			return 0;
+		}
+		if (json_peek(j) < '0' || json_peek(j) > '9')
+			return json_fail(j, "mapcount as a whole number or null");
 		if (json_uint(j, LONG_MAX, &v, "mapcount"))
 			return -1;
 		c->r.mapcount = (long)v;
@@ -852,17 +861,18 @@ static int top_member(struct json *j, const char *key, void *ctx)
 	line = j->line;
 	if (json_string(j, &schema, "schema"))
 		return -1;
-	if (strcmp(schema, "pmaps/1")) {
+	/* pmaps/2 only adds null mapcounts, which this reader takes */
+	if (strcmp(schema, "pmaps/1") && strcmp(schema, "pmaps/2")) {
 		free(schema);
 		j->p = at;
 		j->line = line;
-		return json_fail(j, "schema \"pmaps/1\"");
+		return json_fail(j, "schema \"pmaps/1\" or \"pmaps/2\"");
 	}
 	free(schema);
 	return 0;
 }
 
-/* A pmaps/1 document with one target into *map. */
+/* A pmaps/1 or pmaps/2 document with one target into *map. */
 static int parse_json(const char *buf, size_t len, const char *name,
 		      struct pmaps_map *map, char *err, size_t errlen)
 {

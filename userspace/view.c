@@ -7,13 +7,14 @@
  * per field would cost more than parsing them.
  *
  * Text views count flags in pages (shown as sizes, or KiB in --summary);
- * a count the source cannot know ('?' flags, swap of kernel text) is "-",
- * never 0.  Sizes are powers of 1024 with one decimal, rounded.
+ * a count the source cannot know ('?' flags, shared where a mapcount is
+ * '?', swap of kernel text) is "-", never 0.  Sizes are powers of 1024
+ * with one decimal, rounded.
  *
- * JSON (--json), schema "pmaps/1", also in Documentation/pmaps-json.rst.
+ * JSON (--json), schema "pmaps/2", also in Documentation/pmaps-json.rst.
  * One document for the whole run:
  *
- *   {"schema": "pmaps/1",
+ *   {"schema": "pmaps/2",
  *    "targets": [			one per process or file, in order
  *     {"label": "1234 (nginx)",	string
  *      "pid": 1234,			0 for a file
@@ -32,12 +33,15 @@
  *          "count": 1,
  *          "address": "0x400000",	virtual address of the first page
  *          "flags": "YR_U_D_",		the text format's 7 letters, '?'
- *          "mapcount": 1}]}]}]}	for a flag the source cannot know
+ *					for a flag the source cannot know
+ *          "mapcount": 1}]}]}]}	null where the text has '?'
  *
  * Strings are the bytes of the input with '"', '\' and control characters
  * escaped (\n, \t, ..., else \u00XX); other bytes, UTF-8 or not, pass
  * through unchanged.  Readers must ignore members they do not know: later
- * versions of pmaps/1 may add some; a change of meaning gets a new schema.
+ * versions of pmaps/2 may add some; a change of type or meaning gets a new
+ * schema.  pmaps/2 is pmaps/1 with mapcount also null: a pmaps/1 reader
+ * would have taken it for a number.
  */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
@@ -179,6 +183,15 @@ static size_t fmt_udec_w(char *p, unsigned long long v, size_t width)
 	char tmp[24];
 
 	return right_align(p, tmp, fmt_udec(tmp, v), width);
+}
+
+/* A mapcount as the text format has it, '?' when unknown, right-aligned. */
+static size_t fmt_mapcount_w(char *p, long mapcount, size_t width)
+{
+	char tmp[PMAPS_MAPCOUNT_LEN];
+
+	return right_align(p, tmp, pmaps_format_mapcount(mapcount, tmp),
+			   width);
 }
 
 /* Lowercase hex, zero-padded to at least width digits. */
@@ -397,7 +410,9 @@ static void count_vma(struct counts *c, const struct pmaps_vma *v)
 		const struct pmaps_range *r = &v->ranges[i];
 
 		c->pages[C_RESIDENT] += r->count;
-		if (r->mapcount > 1)
+		if (r->mapcount == PMAPS_MAPCOUNT_UNKNOWN)
+			c->unknown |= 1u << C_SHARED;
+		else if (r->mapcount > 1)
 			c->pages[C_SHARED] += r->count;
 		for (f = 0; f < PMAPS_NR_FLAGS; f++) {
 			if (flag_count[f] < 0)
@@ -669,8 +684,8 @@ static void put_mapcount(struct vctx *c, long mapcount)
 
 	if (shared)
 		ob_str(c->o, SGR_SHARED);
-	ob_udec_w(c->o, (unsigned long long)(mapcount < 0 ? 0 : mapcount),
-		  4);
+	c->o->len += fmt_mapcount_w(ob_room(c->o, PMAPS_MAPCOUNT_LEN + 4),
+				    mapcount, 4);
 	if (shared)
 		ob_str(c->o, SGR_RESET);
 }
@@ -719,8 +734,7 @@ static void default_range(struct vctx *c, const struct pmaps_vma *v,
 		/* the hot path: no call that could flush in between */
 		pmaps_format_flags(r->flags, r->unknown, p);
 		p += PMAPS_NR_FLAGS;
-		p += fmt_udec_w(p, (unsigned long long)(r->mapcount < 0 ? 0 :
-							r->mapcount), 4);
+		p += fmt_mapcount_w(p, r->mapcount, 4);
 		*p++ = '\n';
 		o->len = (size_t)(p - o->buf);
 		return;
@@ -1207,7 +1221,11 @@ static int view_address(struct vctx *c)
 		put_letters(c, r->flags, r->unknown);
 		ob_ch(o, ' ');
 		put_names(c, r->flags, r->unknown, 0);
-		ob_fmt(o, "\n  mapcount    %ld\n", r->mapcount);
+		ob_str(o, "\n  mapcount    ");
+		if (r->mapcount == PMAPS_MAPCOUNT_UNKNOWN)
+			ob_str(o, "? (withheld by the kernel)\n");
+		else
+			ob_fmt(o, "%ld\n", r->mapcount);
 	} else {
 		ob_str(o, "not resident\n");
 	}
@@ -1310,8 +1328,11 @@ static void json_doc(struct ob *o, const struct pmaps_doc *d)
 			pmaps_format_flags(r->flags, r->unknown, p);
 			p += PMAPS_NR_FLAGS;
 			p = put_lit(p, "\",\"mapcount\":");
-			p += fmt_udec(p, (unsigned long long)(r->mapcount < 0 ?
-							      0 : r->mapcount));
+			if (r->mapcount == PMAPS_MAPCOUNT_UNKNOWN)
+				p = put_lit(p, "null");
+			else
+				p += fmt_udec(p,
+					      (unsigned long long)r->mapcount);
 			*p++ = '}';
 			o->len = (size_t)(p - o->buf);
 		}
@@ -1324,7 +1345,7 @@ static void view_json(struct ob *o, const struct pmaps_doc *docs, size_t nr)
 {
 	size_t i;
 
-	ob_str(o, "{\"schema\":\"pmaps/1\",\"targets\":[");
+	ob_str(o, "{\"schema\":\"pmaps/2\",\"targets\":[");
 	for (i = 0; i < nr; i++) {
 		if (i)
 			ob_ch(o, ',');
@@ -1391,8 +1412,7 @@ static void tsv_doc(struct ob *o, const struct pmaps_doc *d)
 			pmaps_format_flags(r->flags, r->unknown, p);
 			p += PMAPS_NR_FLAGS;
 			*p++ = '\t';
-			p += fmt_udec(p, (unsigned long long)(r->mapcount < 0 ?
-							      0 : r->mapcount));
+			p += fmt_mapcount_w(p, r->mapcount, 0);
 			*p++ = '\n';
 			o->len = (size_t)(p - o->buf);
 		}

@@ -406,13 +406,14 @@ static void put_segment(const struct watch *w, FILE *out, int aw,
 {
 	const struct pmaps_range *r = s->mark == PMAPS_CHANGE_VANISHED ?
 				      s->old : s->now;
-	char flags[PMAPS_NR_FLAGS + 1];
+	char flags[PMAPS_NR_FLAGS + 1], mapcount[PMAPS_MAPCOUNT_LEN];
 
 	pmaps_format_flags(r->flags, r->unknown, flags);
+	pmaps_format_mapcount(r->mapcount, mapcount);
 	put_mark(w, out, s->mark);
-	fprintf(out, "   %0*llx-%0*llx %8llu %s %4ld\n", aw, s->start, aw,
+	fprintf(out, "   %0*llx-%0*llx %8llu %s %4s\n", aw, s->start, aw,
 		s->end, (s->end - s->start) / pmaps_page_size(), flags,
-		r->mapcount < 0 ? 0 : r->mapcount);
+		mapcount);
 }
 
 /* Control bytes of a name as \xNN: no document drives the terminal. */

@@ -44,6 +44,10 @@ done
 run "$PMAPS" --raw -f - < "$tmp/demo-6.12.txt"
 expect raw_from_stdin 0 "$tmp/demo-6.12.txt" ""
 
+# An unprivileged reader's text: '?' flags and mapcounts.
+run "$PMAPS" --raw -f "$fix/withheld.txt"
+expect raw_is_byte_identical_withheld 0 "$fix/withheld.txt" ""
+
 run "$PMAPS" --color=never -f "$tmp/demo-6.12.txt"
 [ "$rc" = 0 -a -s "$tmp/out" -a ! -s "$tmp/err" ] &&
 	grep -q /tmp/demo.data "$tmp/out"
@@ -207,7 +211,8 @@ if [ "$(getconf PAGESIZE)" != 4096 ]; then
 	for t in areas_heap areas_keywords areas_anon areas_substring \
 		 flags_set flags_clear flags_or_of_terms flags_names \
 		 range_clips_anon range_clips_file range_keeps_empty_vma \
-		 range_outside_everything filters_combine; do
+		 range_outside_everything filters_combine \
+		 filter_keeps_withheld_mapcount; do
 		skip "$t" "fixtures assume 4 KiB pages"
 	done
 else
@@ -281,6 +286,11 @@ $h_cat2
 $(ranges '2 1 YRAU___ 3')
 $h_cat3
 $(ranges '7 1 Y__UPD_ 1')" ""
+
+	# Filtered text is written again from the model: '?' stays '?'.
+	run "$PMAPS" --raw --range 401000,411000 -f "$fix/withheld.txt"
+	expect_text filter_keeps_withheld_mapcount 0 "$(sed -n 3p "$fix/withheld.txt")
+$(ranges '1 16 Y??U_?? ?')" ""
 fi
 
 # ---- processes ----

@@ -63,7 +63,8 @@ expect_error malformed_text_names_line \
 
 if [ "$(getconf PAGESIZE)" != 4096 ]; then
 	for t in golden_text text_from_stdin summary_only same_text_no_difference \
-		 json_same_as_text json_against_text reordered_json; do
+		 json_same_as_text json_against_text reordered_json \
+		 withheld_same_no_difference withheld_json_null_same_as_text; do
 		skip "$t" "fixtures assume 4 KiB pages"
 	done
 else
@@ -106,6 +107,14 @@ else
 
 	run "$PMAPS" diff diff-a.txt diff-b-reordered.json
 	expect reordered_json 1 "$golden/diff-a-b" ""
+
+	# A withheld mapcount ('?', null in JSON) is the same as another.
+	run "$PMAPS" diff withheld.txt withheld.txt
+	expect withheld_same_no_difference 0 "$no_difference" ""
+
+	"$PMAPS" --json -f withheld.txt > "$tmp/withheld.json"
+	run "$PMAPS" diff "$tmp/withheld.json" withheld.txt
+	expect withheld_json_null_same_as_text 0 "$no_difference" ""
 fi
 
 # ---- malformed JSON: file, line and what was expected ----
@@ -124,10 +133,10 @@ head='{"schema":"pmaps/1","targets":['
 tgt='{"label":"x","pid":0,"source":"file","vmas":['
 vma='{"start":"0x1000","end":"0x3000","perms":"rw-p","offset":0,"dev":"00:00","inode":0,"name":"","swapped":null,"ranges":['
 
-json schema '{"schema":"pmaps/2","targets":[]}'
+json schema '{"schema":"pmaps/3","targets":[]}'
 run "$PMAPS" diff schema.json schema.json
 expect_error json_wrong_schema \
-	"pmaps diff: schema.json:1: expected schema \"pmaps/1\", got '\"pmaps/2\",\"targets\":[]}'"
+	"pmaps diff: schema.json:1: expected schema \"pmaps/1\" or \"pmaps/2\", got '\"pmaps/3\",\"targets\":[]}'"
 
 json none "$head" ']}'
 run "$PMAPS" diff none.json none.json
@@ -149,6 +158,12 @@ json flags "$head" "$tgt" "$vma" \
 run "$PMAPS" diff flags.json flags.json
 expect_error json_short_flags \
 	"pmaps diff: flags.json:4: expected flags of 7 characters YRAUPDW, '_' or '?', got '\"YRAUPD\",\"mapcount\":1}]}...'"
+
+json mapcount "$head" "$tgt" "$vma" \
+	'{"index":1,"count":1,"address":"0x1000","flags":"Y??U_??","mapcount":"?"}]}]}' ']}'
+run "$PMAPS" diff mapcount.json mapcount.json
+expect_error json_mapcount_number_or_null \
+	"pmaps diff: mapcount.json:4: expected mapcount as a whole number or null, got '\"?\"}]}]}'"
 
 json nocount "$head" "$tgt" "$vma" \
 	'{"index":1,' '"address":"0x1000","flags":"YRAUPDW","mapcount":1}]}]}' ']}'

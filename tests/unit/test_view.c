@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * pmaps_view() (userspace/view.c): golden output of every view on the
- * guest fixtures and on a pagemap-style document with '?' flags, plus the
- * behaviours a golden file cannot pin down (colour, sorting, escaping,
- * JSON syntax, page detail of a live process, no PFN for non-root).
+ * guest fixtures, on a pagemap-style document with '?' flags and on
+ * withheld.txt (demo-6.12 as an unprivileged reader gets it: '?' for the
+ * R, A, D and W flags and for counts above 1 of /bin/demo's page cache),
+ * plus the behaviours a golden file cannot pin down (colour, sorting,
+ * escaping, JSON syntax, page detail of a live process, no PFN for
+ * non-root).
  *
  * PMAPS_UPDATE_GOLDEN=1 (that value only) rewrites tests/unit/golden/
  * from the current output instead of comparing, and then is no test run:
@@ -222,6 +225,7 @@ static void golden(const char *name, const struct render *r)
 
 static const char *const fixtures[] = {
 	"guest/demo-6.1.txt", "guest/demo-6.12.txt", "pagemap-unknown.txt",
+	"withheld.txt",
 };
 #define NR_FIXTURES (sizeof(fixtures) / sizeof(fixtures[0]))
 
@@ -584,25 +588,30 @@ static int json_valid(const char *s)
 static void test_json_valid(void)
 {
 	struct pmaps_view_opts o = view(PMAPS_VIEW_JSON);
-	size_t i, ranges = 0, j;
+	size_t i, ranges = 0, vmas = 0, j;
 	struct render r;
 
 	render(&r, &o, docs, NR_FIXTURES);
 	tap_check(r.ret == 0 && r.buf && json_valid(r.buf),
-	      "output of three targets is not valid JSON");
-	tap_check(r.buf && !strncmp(r.buf, "{\"schema\":\"pmaps/1\",", 20),
+	      "output of %zu targets is not valid JSON", NR_FIXTURES);
+	tap_check(r.buf && !strncmp(r.buf, "{\"schema\":\"pmaps/2\",", 20),
 	      "no schema member first");
 	tap_check(count_str(r.buf, r.len, "\"label\":") == NR_FIXTURES,
 	      "not one target per document");
-	for (i = 0; i < NR_FIXTURES; i++)
+	for (i = 0; i < NR_FIXTURES; i++) {
+		vmas += docs[i].map.nr_vmas;
 		for (j = 0; j < docs[i].map.nr_vmas; j++)
 			ranges += docs[i].map.vmas[j].nr_ranges;
+	}
 	tap_check(count_str(r.buf, r.len, "{\"index\":") == ranges,
 	      "%zu range objects, want %zu",
 	      count_str(r.buf, r.len, "{\"index\":"), ranges);
-	tap_check(count_str(r.buf, r.len, "\"swapped\":null") ==
-	      docs[0].map.nr_vmas + docs[1].map.nr_vmas + docs[2].map.nr_vmas,
+	tap_check(count_str(r.buf, r.len, "\"swapped\":null") == vmas,
 	      "swapped of a file document is not null");
+	/* withheld.txt's three '?' counts, and no other */
+	tap_check(count_str(r.buf, r.len, "\"mapcount\":null") == 3,
+	      "%zu null mapcounts, want 3",
+	      count_str(r.buf, r.len, "\"mapcount\":null"));
 	render_free(&r);
 
 	/* no documents: still one valid JSON document */
@@ -795,6 +804,66 @@ static void test_unknown_dash(void)
 	      "unknown swap not '-'");
 	render_free(&r);
 	tap_test_done("counts of '?' flags and unknown swap show as '-'");
+}
+
+/*
+ * withheld.txt's '?' counts: shown as '?' (null in JSON), never as a
+ * number, coloured or counted as shared, and written back unchanged.
+ */
+static void test_withheld_mapcount(void)
+{
+	struct pmaps_doc *d = &docs[NR_FIXTURES - 1];
+	struct pmaps_view_opts o = view(PMAPS_VIEW_DEFAULT);
+	struct render r;
+	size_t len;
+	char *text;
+
+	o.color = true;
+	render(&r, &o, d, 1);
+	tap_check(count_str(r.buf, r.len, "Y??U_??   ?\n") == 3,
+	      "not three ranges with mapcount '?':\n%s", r.buf);
+	tap_check(!has(&r, "\033[36m   ?"), "'?' coloured as shared");
+	tap_check(has(&r, "\033[36m   2\033[0m"), "mapcount 2 not coloured");
+	/* shared pages: a partial sum would read as a fact */
+	tap_check(has(&r, "  shared -  swapped -\n"), "shared total not '-'");
+	render_free(&r);
+
+	o = view(PMAPS_VIEW_SUMMARY);
+	render(&r, &o, d, 1);
+	/* shared is '-' only where a count is '?', whatever the flags */
+	tap_check(has(&r, " r-xp        500        500        500          -          -          0          -          -          -          - /bin/demo\n") &&
+	      has(&r, "-000000401000 r--p          4          4          4          -          -          0          -          -          0          - /bin/demo\n") &&
+	      has(&r, " rw-p        128         32         32          0          0         32          0          0         32          - [anon]\n"),
+	      "summary rows:\n%s", r.buf);
+	render_free(&r);
+
+	o = view(PMAPS_VIEW_ADDRESS);
+	o.address = 0x4a6000;
+	render(&r, &o, d, 1);
+	tap_check(has(&r, "  mapcount    ? (withheld by the kernel)\n"),
+	      "address view:\n%s", r.buf);
+	render_free(&r);
+
+	o = view(PMAPS_VIEW_TSV);
+	render(&r, &o, d, 1);
+	tap_check(has(&r, "\t166\t2\tY??U_??\t?\n") &&
+	      has(&r, "\t168\t2\tY__UP__\t2\n"), "tsv:\n%s", r.buf);
+	render_free(&r);
+
+	o = view(PMAPS_VIEW_JSON);
+	render(&r, &o, d, 1);
+	tap_check(has(&r, "\"flags\":\"Y??U_??\",\"mapcount\":null}") &&
+	      has(&r, "\"flags\":\"Y??U_??\",\"mapcount\":1}"),
+	      "json:\n%s", r.buf);
+	render_free(&r);
+
+	/* what --raw writes of a filtered document, and snapshots */
+	tap_check(!pmaps_map_to_text(&d->map, &text, &len) &&
+	      len == d->text_len && !memcmp(text, d->text, len),
+	      "text written back differs from the input:\n%.*s", (int)len,
+	      text ? text : "");
+	free(text);
+	tap_test_done("'?' mapcounts: shown as '?' or null, not shared");
 }
 
 static void test_human_sizes(void)
@@ -1089,6 +1158,7 @@ static void test_behaviours(void)
 	test_address_found();
 	test_address_not_found();
 	test_unknown_dash();
+	test_withheld_mapcount();
 	test_human_sizes();
 	test_multiple_docs();
 	test_write_error();
@@ -1105,7 +1175,7 @@ int main(void)
 
 	/* only an explicit 1: PMAPS_UPDATE_GOLDEN=0 must not rewrite */
 	updating = update && !strcmp(update, "1");
-	tap_plan(28);
+	tap_plan(29);
 	docs_ok = 1;
 	for (i = 0; i < NR_FIXTURES; i++)
 		if (load_fixture(&docs[i], fixtures[i]))

@@ -82,6 +82,13 @@ run "$PMAPS" watch -n 2 -i 0 -f good-basic.txt
 	! frame 2 | grep -q '^[-+DY]'
 result same_file_no_changes
 
+# A withheld mapcount is shown as '?', where a count would be.
+run "$PMAPS" watch -n 1 -i 0 -f withheld.txt
+[ "$rc" = 0 ] &&
+	grep -q '^    000000401000-000000411000       16 Y??U_??    ?$' "$tmp/out" &&
+	grep -q '^    000000411000-000000430000       31 Y??U_??    1$' "$tmp/out"
+result withheld_mapcount_shown_as_is
+
 # ---- memory stays flat ----
 
 # Two documents of 2000 ranges each (pages 4i, then 4i+1 and 4i+2: each
