@@ -22,6 +22,11 @@
  *   ~	ADDR	PAGES	OLDFLAGS	NEWFLAGS	OLDMAPCOUNT	NEWMAPCOUNT
  *   summary	KEY	VALUE
  *
+ * A '?' (unknown) flag or mapcount is compared as what the snapshot shows:
+ * '?' against '?' is no change, '?' against a letter or a count is one,
+ * as a reader of the two would see it; but no flag is gained or lost, and
+ * no mapcount_changed counted, where either side cannot know it.
+ *
  * Exit status as diff(1): 0 no difference, 1 differences, 2 trouble.
  */
 #include <errno.h>
@@ -60,6 +65,11 @@ static const char diff_usage[] =
 "  ~  ADDR  PAGES  OLDFLAGS  NEWFLAGS  OLDMAPCOUNT  NEWMAPCOUNT\n"
 "                                      pages whose flags or mapcount changed\n"
 "  summary  KEY  VALUE                 totals, last\n"
+"\n"
+"A flag or mapcount shown as '?' (the source cannot know it, or the kernel\n"
+"withheld it) is compared as shown: '?' and '?' are the same, '?' and a\n"
+"letter or count differ (~), but count as no flag gained or lost and in no\n"
+"mapcount_changed.\n"
 "\n"
 "      --summary       only the summary lines\n"
 "  -h, --help          show this help and exit\n"
@@ -1019,23 +1029,25 @@ static void flush_run(struct differ *d)
 {
 	struct run *r = &d->run;
 	char fa[PMAPS_NR_FLAGS + 1], fb[PMAPS_NR_FLAGS + 1];
+	char ma[PMAPS_MAPCOUNT_LEN], mb[PMAPS_MAPCOUNT_LEN];
 
 	if (r->kind == CH_NONE)
 		return;
 	show_group(d);
 	pmaps_format_flags(r->a.flags, r->a.unknown, fa);
 	pmaps_format_flags(r->b.flags, r->b.unknown, fb);
+	pmaps_format_mapcount(r->a.mapcount, ma);
+	pmaps_format_mapcount(r->b.mapcount, mb);
 	if (!d->summary_only) {
 		if (r->kind == CH_CHANGED)
-			printf("~\t%08llx\t%llu\t%s\t%s\t%ld\t%ld\n", r->addr,
-			       r->pages, fa, fb, r->a.mapcount,
-			       r->b.mapcount);
+			printf("~\t%08llx\t%llu\t%s\t%s\t%s\t%s\n", r->addr,
+			       r->pages, fa, fb, ma, mb);
 		else if (r->kind == CH_APPEARED)
-			printf("+\t%08llx\t%llu\t%s\t%ld\n", r->addr,
-			       r->pages, fb, r->b.mapcount);
+			printf("+\t%08llx\t%llu\t%s\t%s\n", r->addr,
+			       r->pages, fb, mb);
 		else
-			printf("-\t%08llx\t%llu\t%s\t%ld\n", r->addr,
-			       r->pages, fa, r->a.mapcount);
+			printf("-\t%08llx\t%llu\t%s\t%s\n", r->addr,
+			       r->pages, fa, ma);
 	}
 	r->kind = CH_NONE;
 }
@@ -1062,7 +1074,10 @@ static void count_change(struct differ *d, const struct state *a,
 		return;
 	}
 	d->sum[S_PAGES_CHANGED] += pages;
-	if (a->mapcount != b->mapcount)
+	/* as for flags: a count one side cannot know has not changed */
+	if (a->mapcount != b->mapcount &&
+	    a->mapcount != PMAPS_MAPCOUNT_UNKNOWN &&
+	    b->mapcount != PMAPS_MAPCOUNT_UNKNOWN)
 		d->sum[S_MAPCOUNT_CHANGED] += pages;
 	for (f = 0; f < PMAPS_NR_FLAGS; f++) {
 		unsigned int bit = 1u << f;

@@ -64,7 +64,8 @@ expect_error malformed_text_names_line \
 if [ "$(getconf PAGESIZE)" != 4096 ]; then
 	for t in golden_text text_from_stdin summary_only same_text_no_difference \
 		 json_same_as_text json_against_text reordered_json \
-		 withheld_same_no_difference withheld_json_null_same_as_text; do
+		 withheld_same_no_difference withheld_json_null_same_as_text \
+		 withheld_mapcount_changes withheld_mapcount_changes_json; do
 		skip "$t" "fixtures assume 4 KiB pages"
 	done
 else
@@ -115,6 +116,30 @@ else
 	"$PMAPS" --json -f withheld.txt > "$tmp/withheld.json"
 	run "$PMAPS" diff "$tmp/withheld.json" withheld.txt
 	expect withheld_json_null_same_as_text 0 "$no_difference" ""
+
+	# '?' against a count is a change as shown, but only a count known on
+	# both sides can be a changed mapcount: pages 0 and 2 are changed
+	# pages, page 3 is also a changed mapcount, page 1 is the same.
+	h='00400000-00404000 r--p 00000000 00:02 15                                 /bin/x'
+	printf '%s\n0\t1\tY??U_??\t1\n1\t1\tY??U_??\t?\n2\t1\tY??U_??\t?\n3\t1\tY??U_??\t2\n' \
+		"$h" > "$tmp/wa.txt"
+	printf '%s\n0\t1\tY??U_??\t?\n1\t1\tY??U_??\t?\n2\t1\tY??U_??\t1\n3\t1\tY??U_??\t3\n' \
+		"$h" > "$tmp/wb.txt"
+	printf '%s\t%s\n' \
+		vma '=	00400000-00404000	r--p	00000000	00:02	15	/bin/x' \
+		'~' '00400000	1	Y??U_??	Y??U_??	1	?' \
+		'~' '00402000	1	Y??U_??	Y??U_??	?	1' \
+		'~' '00403000	1	Y??U_??	Y??U_??	2	3' \
+		summary 'pages_appeared	0' summary 'pages_disappeared	0' \
+		summary 'pages_changed	3' summary 'mapcount_changed	1' \
+		summary 'vmas_appeared	0' summary 'vmas_disappeared	0' \
+		> "$tmp/wab"
+	run "$PMAPS" diff "$tmp/wa.txt" "$tmp/wb.txt"
+	expect withheld_mapcount_changes 1 "$tmp/wab" ""
+
+	"$PMAPS" --json -f "$tmp/wb.txt" > "$tmp/wb.json"
+	run "$PMAPS" diff "$tmp/wa.txt" "$tmp/wb.json"
+	expect withheld_mapcount_changes_json 1 "$tmp/wab" ""
 fi
 
 # ---- malformed JSON: file, line and what was expected ----
