@@ -17,8 +17,9 @@
  * The document says what is resident and its flags; swap and THP are not
  * in the text format, so they come from /proc/PID/pagemap (and, for THP,
  * /proc/kpageflags) read right after the document, for live processes
- * only.  A flag the source cannot know ('?') counts as clear, and the
- * legend says so: nothing is drawn that the source did not say.
+ * only.  A flag the source cannot know ('?') counts as clear, and a
+ * mapcount the kernel withheld ('?') as not shared; the legend says so:
+ * nothing is drawn that the source did not say.
  *
  * At scale 1 a character shows two pages: U+2580 (upper half block) in the
  * first page's colour over the second page's colour.  Without colour each
@@ -105,6 +106,7 @@ struct mapctx {
 	uint64_t kpf[KPF_WINDOW];	/* kpageflags from kpf_pfn on */
 	uint64_t kpf_pfn;
 	size_t kpf_n;
+	/* young, pte-dirty, shared, and detail_open()'s one */
 	char notes[4][320];
 	size_t nr_notes;
 };
@@ -455,16 +457,26 @@ static bool vma_detail(const struct mapctx *m, const struct pmaps_vma *v)
 	return m->have_pm && vma_pages(m, v) <= DETAIL_MAX_PAGES;
 }
 
-/* Note the flags the source could not tell: they count as clear. */
-static void note_unknown_flags(struct mapctx *m)
+/*
+ * Note the flags the source could not tell, which count as clear, and
+ * withheld mapcounts, which count as not shared.
+ */
+static void note_unknown(struct mapctx *m)
 {
 	const struct pmaps_map *map = &m->doc->map;
 	unsigned int unknown = 0;
+	bool mapcount_unknown = false;
 	size_t i, j;
 
-	for (i = 0; i < map->nr_vmas; i++)
-		for (j = 0; j < map->vmas[i].nr_ranges; j++)
-			unknown |= map->vmas[i].ranges[j].unknown;
+	for (i = 0; i < map->nr_vmas; i++) {
+		for (j = 0; j < map->vmas[i].nr_ranges; j++) {
+			const struct pmaps_range *r = &map->vmas[i].ranges[j];
+
+			unknown |= r->unknown;
+			if (r->mapcount == PMAPS_MAPCOUNT_UNKNOWN)
+				mapcount_unknown = true;
+		}
+	}
 	if (unknown & (1u << PMAPS_YOUNG))
 		snprintf(m->notes[m->nr_notes++], sizeof(m->notes[0]),
 			 "young: not known from source %s, not shown",
@@ -473,6 +485,9 @@ static void note_unknown_flags(struct mapctx *m)
 		snprintf(m->notes[m->nr_notes++], sizeof(m->notes[0]),
 			 "pte-dirty: not known from source %s, dirty is PG_dirty only",
 			 pmaps_source_name(m->doc->source));
+	if (mapcount_unknown)
+		snprintf(m->notes[m->nr_notes++], sizeof(m->notes[0]),
+			 "shared: mapcount not known ('?') for some pages, drawn as not shared");
 }
 
 static void ctx_init(struct mapctx *m, const struct pmaps_map_opts *opts,
@@ -498,7 +513,7 @@ static void ctx_init(struct mapctx *m, const struct pmaps_map_opts *opts,
 	for (i = 0; i < map->nr_vmas; i++)
 		if (vma_scale(m, &map->vmas[i]) > 1)
 			m->any_zoom = true;
-	note_unknown_flags(m);
+	note_unknown(m);
 	detail_open(m);
 }
 
@@ -1149,7 +1164,8 @@ static const char map_usage[] =
 "\n"
 "A page's state is the first that holds of: swapped, writeback, thp, dirty\n"
 "(D or P), shared (mapcount above 1), young, clean, not present.  Swapped\n"
-"and thp are read from pagemap for live processes (thp needs root).\n"
+"and thp are read from pagemap for live processes (thp needs root).  A flag\n"
+"or mapcount shown as '?' counts as clear, or not shared.\n"
 "\n"
 "Exit status: 0 if all went well, 1 if a process or file could not be\n"
 "read, 2 for malformed input or bad usage.\n";

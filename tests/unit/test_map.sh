@@ -83,6 +83,15 @@ run "$PMAPS" map --color=never --width 80 -f pagemap-unknown.txt
 	! rows_of "" | grep -q '[Yy]'
 result unknown_flags_noted_not_drawn
 
+# withheld.txt: /bin/demo's text has pages 1-16 and 48-63 with mapcount
+# '?', young: drawn young, not shared; the vdso's mapcount 3 is shared.
+run "$PMAPS" map --color=never --width 80 -f withheld.txt
+[ "$rc" = 0 ] &&
+	grep -qx "note: shared: mapcount not known ('?') for some pages, drawn as not shared" "$tmp/out" &&
+	rows_of 000000401000-00000047e000 | grep -qx '  000000401000 Y\{63\}' &&
+	rows_of 7f4d25b47000-7f4d25b49000 | grep -qx '  7f4d25b47000 m'
+result unknown_mapcount_noted_not_shared
+
 # ---- zoom ----
 
 # 1 TiB with 513 pages at its start, one at page 1000000 and 100000 from
