@@ -106,8 +106,8 @@ struct mapctx {
 	uint64_t kpf[KPF_WINDOW];	/* kpageflags from kpf_pfn on */
 	uint64_t kpf_pfn;
 	size_t kpf_n;
-	/* young, pte-dirty, shared, and detail_open()'s one */
-	char notes[4][320];
+	/* young, pte-dirty, PG_dirty, shared, and detail_open()'s one */
+	char notes[5][320];
 	size_t nr_notes;
 };
 
@@ -485,6 +485,10 @@ static void note_unknown(struct mapctx *m)
 		snprintf(m->notes[m->nr_notes++], sizeof(m->notes[0]),
 			 "pte-dirty: not known from source %s, dirty is PG_dirty only",
 			 pmaps_source_name(m->doc->source));
+	/* the kernel withholds them from a reader without root */
+	if (unknown & ((1u << PMAPS_DIRTY) | (1u << PMAPS_WRITEBACK)))
+		snprintf(m->notes[m->nr_notes++], sizeof(m->notes[0]),
+			 "PG_dirty, writeback: not known ('?') for some pages, not shown");
 	if (mapcount_unknown)
 		snprintf(m->notes[m->nr_notes++], sizeof(m->notes[0]),
 			 "shared: mapcount not known ('?') for some pages, drawn as not shared");

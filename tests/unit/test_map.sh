@@ -85,8 +85,10 @@ result unknown_flags_noted_not_drawn
 
 # withheld.txt: /bin/demo's text has pages 1-16 and 48-63 with mapcount
 # '?', young: drawn young, not shared; the vdso's mapcount 3 is shared.
+# Its D and W are '?' too: not drawn as dirty, and said so.
 run "$PMAPS" map --color=never --width 80 -f withheld.txt
 [ "$rc" = 0 ] &&
+	grep -qx "note: PG_dirty, writeback: not known ('?') for some pages, not shown" "$tmp/out" &&
 	grep -qx "note: shared: mapcount not known ('?') for some pages, drawn as not shared" "$tmp/out" &&
 	rows_of 000000401000-00000047e000 | grep -qx '  000000401000 Y\{63\}' &&
 	rows_of 7f4d25b47000-7f4d25b49000 | grep -qx '  7f4d25b47000 m'
