@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Who may open /proc/pmaps_ext/PID, and who sees which PIDs.
+ * Who may open /proc/pmaps_ext/PID, who sees which PIDs, and which page
+ * state a reader is shown.
  *
  * Who may open it: whoever may open /proc/PID/maps.
  *
@@ -15,6 +16,8 @@
  * (Yama, SELinux, AppArmor) and the mount's hidepid= then apply exactly as
  * they do to maps.
  */
+#include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/err.h>
 #include <linux/fcntl.h>
 #include <linux/fs.h>
@@ -28,6 +31,7 @@
 #include <linux/sched/mm.h>
 #include <linux/sched/task.h>
 #include <linux/stat.h>
+#include <linux/user_namespace.h>
 
 #include "compat.h"
 #include "pmaps_ext.h"
@@ -211,4 +215,45 @@ int pmaps_pid_owner(struct vfsmount *procfs, struct pid *pid, kuid_t *uid,
 	*uid = stat.uid;
 	*gid = stat.gid;
 	return 0;
+}
+
+/*
+ * Page state that is the same in every process mapping the page (R, A,
+ * D, W and the mapcount) lets a reader watch other users' processes use a
+ * file both map.  The kernel shows it to whoever may read
+ * /proc/kpageflags and /proc/kpagecount, root-owned and mode 0400: the
+ * opener may if generic_permission() would let it read such a file.
+ * Called at open, so current's credentials are the opener's.  No audit:
+ * this asks for no privilege, and every unprivileged open would log.
+ */
+bool pmaps_may_read_page_flags(void)
+{
+	return uid_eq(current_fsuid(), GLOBAL_ROOT_UID) ||
+	       ns_capable_noaudit(&init_user_ns, CAP_DAC_OVERRIDE) ||
+	       ns_capable_noaudit(&init_user_ns, CAP_DAC_READ_SEARCH);
+}
+
+/*
+ * For other readers, mincore()'s rule (can_do_mincore(), v5.0 "mm/mincore.c:
+ * make mincore() more conservative"): a VMA's page-cache state is shown
+ * if the VMA is anonymous or its file is one the reader owns or could open
+ * for writing.  Decided with the credentials @reader was opened with, as
+ * pagemap decides what it shows, so a descriptor passed to a more
+ * privileged process shows it no more.  May sleep (->permission()).
+ */
+bool pmaps_may_see_page_cache(const struct file *reader,
+			      struct vm_area_struct *vma)
+{
+	const struct cred *saved;
+	bool may;
+
+	if (vma_is_anonymous(vma))
+		return true;
+	if (!vma->vm_file)
+		return false;
+	saved = override_creds(reader->f_cred);
+	may = file_owner_or_capable(vma->vm_file) ||
+	      file_permission(vma->vm_file, MAY_WRITE) == 0;
+	revert_creds(saved);
+	return may;
 }

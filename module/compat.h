@@ -152,6 +152,27 @@ static inline int pmaps_page_mapcount(struct folio *folio, struct page *page)
 #endif
 
 /*
+ * Whether pagemap sets PM_MMAP_EXCLUSIVE for @page, as
+ * __folio_page_mapped_exclusively() in fs/proc/task_mmu.c decides it: the
+ * page's precise mapcount is 1 or, under CONFIG_NO_PAGE_MAPCOUNT (v6.15,
+ * above), which keeps no per-page count, the folio is not maybe mapped
+ * shared.
+ */
+#ifdef CONFIG_NO_PAGE_MAPCOUNT
+static inline bool pmaps_page_mapped_exclusively(struct folio *folio,
+						 struct page *page)
+{
+	return !folio_maybe_mapped_shared(folio);
+}
+#else
+static inline bool pmaps_page_mapped_exclusively(struct folio *folio,
+						 struct page *page)
+{
+	return pmaps_page_mapcount(folio, page) == 1;
+}
+#endif
+
+/*
  * v6.14, "Pass parent directory inode and expected name to
  * ->d_revalidate()": before, ->d_revalidate() got the dentry alone.
  * PMAPS_D_REVALIDATE(fn) names what goes into dentry_operations for an fn

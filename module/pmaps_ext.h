@@ -6,11 +6,14 @@
 #include <linux/mm_types.h>
 #include <linux/seq_file.h>
 
-/* access.c: who may open which file, and see which PIDs. */
+/* access.c: who may open which file, and see which PIDs and page state. */
 struct mm_struct *pmaps_mm_access(struct file *file, struct pid *pid);
 struct vfsmount *pmaps_pid_procfs_mount(void);
 int pmaps_pid_owner(struct vfsmount *procfs, struct pid *pid, kuid_t *uid,
 		    kgid_t *gid);
+bool pmaps_may_read_page_flags(void);
+bool pmaps_may_see_page_cache(const struct file *reader,
+			      struct vm_area_struct *vma);
 
 /* seq.c: the file behind /proc/pmaps_ext/PID. */
 extern const struct file_operations pmaps_file_operations;
@@ -18,11 +21,13 @@ extern const struct file_operations pmaps_file_operations;
 /*
  * walk.c: print the range lines of @vma from @addr on.  Stops early once a
  * record holds PMAPS_LINES_PER_RECORD lines, so every record is small, and
- * returns where the next record starts (vma->vm_end when done).
+ * returns where the next record starts (vma->vm_end when done).  Without
+ * @page_cache_visible, the shared state of the VMA's page-cache pages is
+ * withheld (see pmaps_may_see_page_cache()).
  */
 #define PMAPS_LINES_PER_RECORD	32
 unsigned long pmaps_show_ranges(struct seq_file *m, struct vm_area_struct *vma,
-				unsigned long addr);
+				unsigned long addr, bool page_cache_visible);
 
 /* fs.c: the filesystem mounted on /proc/pmaps_ext. */
 int pmaps_fs_register(void);

@@ -44,6 +44,7 @@ enum pmaps_lock {
 
 struct pmaps_file {
 	struct mm_struct *mm;		/* mmgrab()ed at open; NULL: no mm */
+	bool page_flags_visible;	/* pmaps_may_read_page_flags() at open */
 	enum pmaps_lock lock;
 	/* The current record, valid between ->start and ->stop: */
 	struct vm_area_struct *vma;
@@ -293,7 +294,10 @@ static int pmaps_show(struct seq_file *m, void *v)
 	if (!pf->ranges || pf->header_first)
 		pmaps_show_header(m, pf->vma);
 	if (pf->ranges)
-		pf->resume = pmaps_show_ranges(m, pf->vma, pf->addr);
+		pf->resume = pmaps_show_ranges(m, pf->vma, pf->addr,
+					       pf->page_flags_visible ||
+					       pmaps_may_see_page_cache(m->file,
+									pf->vma));
 	return 0;
 }
 
@@ -320,6 +324,7 @@ static int pmaps_open(struct inode *inode, struct file *file)
 		return -ENOMEM;
 	}
 	pf->mm = mm;
+	pf->page_flags_visible = pmaps_may_read_page_flags();
 	return 0;
 }
 

@@ -11,6 +11,7 @@
  */
 #include <linux/fs.h>
 #include <linux/hugetlb.h>
+#include <linux/limits.h>
 #include <linux/mm.h>
 #include <linux/pagemap.h>
 #include <linux/pgtable.h>
@@ -53,17 +54,30 @@ static const char pmaps_flag_letters[PMAPS_NR_FLAGS] = {
 	[PMAPS_F_WRITEBACK]	= 'W',
 };
 
+/*
+ * The letters that are the same in every process mapping the page, and so
+ * tell how other processes use it.  Y and P are this mapping's own pte
+ * bits, and U says only that the contents are valid.
+ */
+#define PMAPS_SHARED_STATE	(BIT(PMAPS_F_REFERENCED) | BIT(PMAPS_F_ACTIVE) | \
+				 BIT(PMAPS_F_DIRTY) | BIT(PMAPS_F_WRITEBACK))
+/* Above the letters' bits: the letter is withheld and printed as '?'. */
+#define PMAPS_WITHHELD(flags)	((flags) << PMAPS_NR_FLAGS)
+/* The mapcount of a withheld page mapped more than once, printed '?'. */
+#define PMAPS_MAPCOUNT_WITHHELD	INT_MIN
+
 /* A run of pages that will become one range line. */
 struct pmaps_range {
 	unsigned long start;		/* address of its first page */
 	unsigned long nr_pages;		/* 0: nothing pending */
-	unsigned int flags;		/* BIT(PMAPS_F_*) */
-	int mapcount;
+	unsigned int flags;		/* BIT(PMAPS_F_*), PMAPS_WITHHELD() */
+	int mapcount;			/* or PMAPS_MAPCOUNT_WITHHELD */
 };
 
 struct pmaps_walk {
 	struct seq_file *m;
 	struct vm_area_struct *vma;
+	bool withhold_page_cache;	/* see pmaps_withheld() */
 	struct pmaps_range range;
 	unsigned int lines;		/* range lines this record printed */
 	unsigned long resume;		/* where the next record starts */
@@ -115,13 +129,23 @@ static void pmaps_print_range(struct pmaps_walk *walk)
 	int bit;
 
 	*--p = '\n';
-	p = pmaps_put_dec(p, range->mapcount < 0 ? -(long long)range->mapcount :
-					       range->mapcount);
-	if (range->mapcount < 0)
+	if (range->mapcount == PMAPS_MAPCOUNT_WITHHELD)
+		*--p = '?';
+	else
+		p = pmaps_put_dec(p, range->mapcount < 0 ?
+				     -(long long)range->mapcount :
+				     range->mapcount);
+	if (range->mapcount < 0 && range->mapcount != PMAPS_MAPCOUNT_WITHHELD)
 		*--p = '-';
 	*--p = '\t';
-	for (bit = PMAPS_NR_FLAGS - 1; bit >= 0; bit--)
-		*--p = range->flags & BIT(bit) ? pmaps_flag_letters[bit] : '_';
+	for (bit = PMAPS_NR_FLAGS - 1; bit >= 0; bit--) {
+		if (range->flags & PMAPS_WITHHELD(BIT(bit)))
+			*--p = '?';
+		else if (range->flags & BIT(bit))
+			*--p = pmaps_flag_letters[bit];
+		else
+			*--p = '_';
+	}
 	*--p = '\t';
 	p = pmaps_put_dec(p, range->nr_pages);
 	*--p = '\t';
@@ -178,7 +202,20 @@ static enum pmaps_step pmaps_hole(struct pmaps_walk *walk, unsigned long addr)
 	return pmaps_end_range(walk, addr) ? PMAPS_CONTINUE : PMAPS_RECORD_FULL;
 }
 
-static unsigned int pmaps_folio_flags(struct folio *folio)
+/*
+ * A page whose shared state this reader may not see: a page-cache page
+ * (or a page of a VMA without a file, such as [vdso]) in a VMA that fails
+ * mincore()'s rule, for a reader who may not read /proc/kpageflags.  An
+ * anonymous folio, a copy-on-write copy in a private file mapping
+ * included, shows no more than anonymous VMAs show.
+ */
+static bool pmaps_withheld(const struct pmaps_walk *walk, struct folio *folio)
+{
+	return walk->withhold_page_cache && !folio_test_anon(folio);
+}
+
+static unsigned int pmaps_folio_flags(const struct pmaps_walk *walk,
+				      struct folio *folio)
 {
 	unsigned int flags = 0;
 
@@ -192,7 +229,24 @@ static unsigned int pmaps_folio_flags(struct folio *folio)
 		flags |= BIT(PMAPS_F_DIRTY);
 	if (folio_test_writeback(folio))
 		flags |= BIT(PMAPS_F_WRITEBACK);
+	if (pmaps_withheld(walk, folio))
+		flags = (flags & ~PMAPS_SHARED_STATE) |
+			PMAPS_WITHHELD(PMAPS_SHARED_STATE);
 	return flags;
+}
+
+/*
+ * The mapcount of @page as the reader may see it: a withheld page shows 1
+ * where pagemap would set PM_MMAP_EXCLUSIVE, which tells anyone that much,
+ * and no count otherwise.
+ */
+static int pmaps_mapcount(const struct pmaps_walk *walk, struct folio *folio,
+			  struct page *page)
+{
+	if (!pmaps_withheld(walk, folio))
+		return pmaps_page_mapcount(folio, page);
+	return pmaps_page_mapped_exclusively(folio, page) ?
+	       1 : PMAPS_MAPCOUNT_WITHHELD;
 }
 
 /*
@@ -299,13 +353,13 @@ static enum pmaps_step pmaps_walk_ptes(struct pmaps_walk *walk, pmd_t *pmdp,
 			more = pmaps_end_range(walk, addr);
 		} else {
 			folio = page_folio(page);
-			flags = pmaps_folio_flags(folio);
+			flags = pmaps_folio_flags(walk, folio);
 			if (pte_young(pte))
 				flags |= BIT(PMAPS_F_YOUNG);
 			if (pte_dirty(pte))
 				flags |= BIT(PMAPS_F_PTE_DIRTY);
 			more = pmaps_add_page(walk, addr, flags,
-					      pmaps_page_mapcount(folio, page));
+					      pmaps_mapcount(walk, folio, page));
 		}
 		if (!more) {
 			step = PMAPS_RECORD_FULL;
@@ -359,7 +413,7 @@ static enum pmaps_step pmaps_walk_huge_pmd(struct pmaps_walk *walk,
 		goto unlock;
 	}
 
-	flags = pmaps_folio_flags(folio);
+	flags = pmaps_folio_flags(walk, folio);
 	if (pmd_young(pmd))
 		flags |= BIT(PMAPS_F_YOUNG);
 	if (pmd_dirty(pmd))
@@ -369,7 +423,7 @@ static enum pmaps_step pmaps_walk_huge_pmd(struct pmaps_walk *walk,
 		struct page *page = folio_page(folio, nr);
 
 		if (!pmaps_add_page(walk, addr, flags,
-				    pmaps_page_mapcount(folio, page))) {
+				    pmaps_mapcount(walk, folio, page))) {
 			step = PMAPS_RECORD_FULL;
 			break;
 		}
@@ -533,6 +587,7 @@ static enum pmaps_step pmaps_walk_huge_pte(struct pmaps_walk *walk,
 	struct page *page;
 	unsigned int flags;
 	spinlock_t *ptl;	/* the lock of the entry's table */
+	int mapcount;
 	pte_t pte;
 
 	ptl = huge_pte_lock(h, mm, ptep);
@@ -544,7 +599,7 @@ static enum pmaps_step pmaps_walk_huge_pte(struct pmaps_walk *walk,
 	}
 
 	folio = page_folio(pte_page(pte));
-	flags = pmaps_folio_flags(folio);
+	flags = pmaps_folio_flags(walk, folio);
 	if (pte_young(pte))
 		flags |= BIT(PMAPS_F_YOUNG);
 	if (huge_pte_dirty(pte))
@@ -556,8 +611,17 @@ static enum pmaps_step pmaps_walk_huge_pte(struct pmaps_walk *walk,
 	 * 1 GiB page from costing 262144 struct page reads under the lock.
 	 */
 	page = folio_page(folio, (addr & ~huge_page_mask(h)) >> PAGE_SHIFT);
+	mapcount = pmaps_page_mapcount(folio, page);
+	/*
+	 * Withheld, it shows 1 only where pagemap_hugetlb_range() sets
+	 * PM_MMAP_EXCLUSIVE: a table shared with other processes maps the
+	 * page for each of them, yet counts once.
+	 */
+	if (pmaps_withheld(walk, folio) &&
+	    (mapcount != 1 || hugetlb_pmd_shared(ptep)))
+		mapcount = PMAPS_MAPCOUNT_WITHHELD;
 	if (!pmaps_add_pages(walk, addr, (end - addr) >> PAGE_SHIFT, flags,
-			     pmaps_page_mapcount(folio, page)))
+			     mapcount))
 		step = PMAPS_RECORD_FULL;
 unlock:
 	spin_unlock(ptl);
@@ -656,9 +720,14 @@ static enum pmaps_step pmaps_walk_hugetlb(struct pmaps_walk *walk,
 #endif /* CONFIG_HUGETLB_PAGE */
 
 unsigned long pmaps_show_ranges(struct seq_file *m, struct vm_area_struct *vma,
-				unsigned long addr)
+				unsigned long addr, bool page_cache_visible)
 {
-	struct pmaps_walk walk = { .m = m, .vma = vma, .resume = vma->vm_end };
+	struct pmaps_walk walk = {
+		.m = m,
+		.vma = vma,
+		.withhold_page_cache = !page_cache_visible,
+		.resume = vma->vm_end,
+	};
 	unsigned long end = vma->vm_end;
 	pgd_t *pgdp;
 	unsigned long next;

@@ -38,7 +38,7 @@
 #include "tap.h"
 
 #define TEST_TIMEOUT_SEC	120
-#define ANY_MAPCOUNT		(-1L)
+#define ANY_MAPCOUNT		LONG_MIN
 #define HUGE_SIZE		(2UL << 20)
 
 #define FLAG(name)		(1u << PMAPS_##name)
@@ -88,6 +88,7 @@ struct span {
 struct rule {
 	unsigned int set;	/* flags that must be shown as letters */
 	unsigned int clear;	/* flags that must be shown as '_' */
+	unsigned int unknown;	/* exactly the flags shown as '?' */
 	long mapcount;		/* or ANY_MAPCOUNT */
 };
 
@@ -151,6 +152,7 @@ static void show_expected(const struct span *want, size_t nr_want,
 			  const struct rule *rule)
 {
 	char set[PMAPS_NR_FLAGS + 1], clear[PMAPS_NR_FLAGS + 1];
+	char unknown[PMAPS_NR_FLAGS + 1];
 	char spans[1024];
 	size_t used = 0, i;
 
@@ -161,10 +163,16 @@ static void show_expected(const struct span *want, size_t nr_want,
 					 want[i].first + want[i].pages - 1);
 	pmaps_format_flags(rule->set, 0, set);
 	pmaps_format_flags(rule->clear, 0, clear);
+	pmaps_format_flags(0, rule->unknown, unknown);
 	tap_diag("expected %zu ranges (pages):%s%s", nr_want,
 		 nr_want ? spans : " none", nr_want > 16 ? " ..." : "");
-	tap_diag("expected flags set %s, clear %s, mapcount %ld (-1: any)",
-		 set, clear, rule->mapcount);
+	if (rule->mapcount == ANY_MAPCOUNT)
+		tap_diag("expected flags set %s, clear %s, unknown %s, any mapcount",
+			 set, clear, unknown);
+	else
+		tap_diag("expected flags set %s, clear %s, unknown %s, mapcount %ld (%ld: '?')",
+			 set, clear, unknown, rule->mapcount,
+			 (long)PMAPS_MAPCOUNT_UNKNOWN);
 }
 
 /*
@@ -211,7 +219,8 @@ static bool check_ranges(const struct pmaps_map *map, const void *base,
 					 found, rel_page(addr, lo), r->count,
 					 w->first, w->pages);
 			else if ((r->flags & rule->set) != rule->set ||
-				 ((r->flags | r->unknown) & rule->clear))
+				 ((r->flags | r->unknown) & rule->clear) ||
+				 r->unknown != rule->unknown)
 				snprintf(problem, sizeof(problem),
 					 "range %zu (page %+lld) has wrong flags",
 					 found, rel_page(addr, lo));
@@ -1244,6 +1253,239 @@ static enum outcome test_perm_open_then_drop(void)
 	return read_target_in_child(&setup, read_after_drop);
 }
 
+/* ---- page state of files the reader cannot write ---- */
+
+#define SHARED_FILE_PAGES	4
+/* The letters that are the same in every process mapping a page. */
+#define SHARED_STATE	(FLAG(REFERENCED) | FLAG(ACTIVE) | FLAG(DIRTY) | \
+			 FLAG(WRITEBACK))
+
+/*
+ * A file of SHARED_FILE_PAGES written pages with the given owner and mode,
+ * made by root in /tmp; path receives its name.  The fd is closed.
+ */
+static bool make_owned_file(char *path, size_t size, uid_t owner, mode_t mode)
+{
+	int fd;
+
+	snprintf(path, size, "/tmp/pmaps_owned.XXXXXX");
+	fd = mkstemp(path);
+	if (fd < 0) {
+		tap_diag("mkstemp: %s", strerror(errno));
+		return false;
+	}
+	if (fill_file(fd, SHARED_FILE_PAGES * page_size) ||
+	    fchown(fd, owner, owner) || fchmod(fd, mode)) {
+		tap_diag("making %s: %s", path, strerror(errno));
+		close(fd);
+		unlink(path);
+		return false;
+	}
+	close(fd);
+	return true;
+}
+
+/* A target (root) that maps the file at arg shared and writes every page. */
+static char *setup_file_writer(void *arg)
+{
+	int fd = open(arg, O_RDWR | O_CLOEXEC);
+	char *base;
+
+	if (fd < 0)
+		return NULL;
+	base = map_between_guards(SHARED_FILE_PAGES * page_size,
+				  PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (!base)
+		return NULL;
+	madvise(base, SHARED_FILE_PAGES * page_size, MADV_NOHUGEPAGE);
+	write_pages(base, 0, SHARED_FILE_PAGES, 1);
+	return base;
+}
+
+/* One reader's view of its own mapping of a file. */
+struct file_view {
+	const char *path;
+	uid_t reader;		/* 0: stay root */
+	uint32_t caps;		/* capabilities kept by a non-root reader */
+	bool cow_first_page;	/* map it private and write page 0 */
+	bool withheld;		/* R, A, D, W and the mapcount withheld */
+	long mapcount;		/* of the pages the reader only read */
+};
+
+/*
+ * As view->reader, map the file read (and page 0 written, copy-on-write, if
+ * asked), then check the reader's own text for that mapping.
+ */
+static bool check_file_view(void *arg)
+{
+	const struct file_view *view = arg;
+	size_t len = SHARED_FILE_PAGES * page_size;
+	/* Y and U: this mapping faulted the pages in; P: it wrote none. */
+	struct rule read_rule = {
+		.set = FLAG(YOUNG) | FLAG(UPTODATE),
+		.clear = FLAG(PTE_DIRTY),
+		.mapcount = view->mapcount,
+	};
+	/* The writer dirtied the page cache: D, where it may be seen. */
+	struct span want = { 0, SHARED_FILE_PAGES };
+	struct pmaps_map map;
+	char *base;
+	bool ok;
+	int fd;
+
+	if (view->withheld)
+		read_rule.unknown = SHARED_STATE;
+	else
+		read_rule.set |= FLAG(DIRTY);
+	if (view->reader && !drop_to_with_caps(view->reader, view->caps))
+		return false;
+	fd = open(view->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		tap_diag("uid %d opening %s: %s", (int)geteuid(), view->path,
+			 strerror(errno));
+		return false;
+	}
+	/* read-only unless private: the reader may not write the file */
+	if (view->cow_first_page)
+		base = map_between_guards(len, PROT_READ | PROT_WRITE,
+					  MAP_PRIVATE, fd, 0);
+	else
+		base = map_between_guards(len, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (!base)
+		return false;
+	madvise(base, len, MADV_NOHUGEPAGE);
+	read_pages(base, 0, SHARED_FILE_PAGES);
+	if (view->cow_first_page) {
+		write_pages(base, 0, 1, 1);
+		want = (struct span){ 1, SHARED_FILE_PAGES - 1 };
+	}
+	drain_lru_batches();
+	if (load_who("self", &map))
+		return false;
+	/* the pages it only read, relative to the first of them */
+	ok = check_ranges(&map, base + want.first * page_size,
+			  want.pages * page_size,
+			  &(struct span){ 0, want.pages }, 1, &read_rule);
+	if (ok && view->cow_first_page) {
+		/* an anonymous copy tells nothing of other users: shown */
+		static const struct span copy[] = { { 0, 1 } };
+
+		ok = check_ranges(&map, base, page_size, copy, 1,
+				  &written_rule);
+	}
+	pmaps_map_free(&map);
+	return ok;
+}
+
+/*
+ * A root process maps path shared and writes it (unless alone), then a
+ * reader maps it and reads its own text.
+ */
+static enum outcome run_file_view(uid_t owner, mode_t mode, bool alone,
+				  struct file_view *view)
+{
+	char path[64];
+	struct target writer = { .pid = -1, .release_fd = -1 };
+	bool ok;
+
+	if (!require_root())
+		return skip("needs root");
+	if (!make_owned_file(path, sizeof(path), owner, mode))
+		return FAIL;
+	view->path = path;
+	if (!alone && target_start(&writer, setup_file_writer, path)) {
+		unlink(path);
+		return FAIL;
+	}
+	ok = run_in_child(check_file_view, view);
+	if (!ok)
+		tap_diag("file owned by uid %d, mode %04o, read by uid %d%s",
+			 (int)owner, (unsigned int)mode, (int)view->reader,
+			 alone ? "" : ", written by a root process");
+	target_end(&writer);
+	unlink(path);
+	return ok ? PASS : FAIL;
+}
+
+/* mincore()'s rule: a root-owned 0644 file is not the reader's to see. */
+static enum outcome test_file_state_withheld_from_other_users(void)
+{
+	struct file_view view = {
+		.reader = NOBODY, .withheld = true,
+		.mapcount = PMAPS_MAPCOUNT_UNKNOWN,
+	};
+
+	return run_file_view(0, 0644, false, &view);
+}
+
+/* Mapped by the reader alone: 1, as PM_MMAP_EXCLUSIVE would tell. */
+static enum outcome test_file_state_withheld_exclusive_mapcount(void)
+{
+	struct file_view view = {
+		.reader = NOBODY, .withheld = true, .mapcount = 1,
+	};
+
+	return run_file_view(0, 0644, true, &view);
+}
+
+/* A copy-on-write copy in that mapping is the reader's own: shown. */
+static enum outcome test_file_state_cow_copy_shown(void)
+{
+	struct file_view view = {
+		.reader = NOBODY, .cow_first_page = true, .withheld = true,
+		.mapcount = PMAPS_MAPCOUNT_UNKNOWN,
+	};
+
+	return run_file_view(0, 0644, false, &view);
+}
+
+/* Root's text is today's: every letter and the count. */
+static enum outcome test_file_state_shown_to_root(void)
+{
+	struct file_view view = { .reader = 0, .mapcount = 2 };
+
+	return run_file_view(0, 0644, false, &view);
+}
+
+static enum outcome test_file_state_shown_to_owner(void)
+{
+	struct file_view view = { .reader = NOBODY, .mapcount = 2 };
+
+	return run_file_view(NOBODY, 0644, false, &view);
+}
+
+/* A file the reader could open for writing, though root owns it. */
+static enum outcome test_file_state_shown_if_writable(void)
+{
+	struct file_view view = { .reader = NOBODY, .mapcount = 2 };
+
+	return run_file_view(0, 0666, false, &view);
+}
+
+/* CAP_SYS_PTRACE reads any process, but not /proc/kpageflags. */
+static enum outcome test_file_state_withheld_cap_sys_ptrace(void)
+{
+	struct file_view view = {
+		.reader = NOBODY, .caps = CAPBIT(CAP_SYS_PTRACE),
+		.withheld = true, .mapcount = PMAPS_MAPCOUNT_UNKNOWN,
+	};
+
+	return run_file_view(0, 0644, false, &view);
+}
+
+/* CAP_DAC_READ_SEARCH may read /proc/kpageflags: it sees everything. */
+static enum outcome test_file_state_shown_cap_dac_read_search(void)
+{
+	struct file_view view = {
+		.reader = NOBODY, .caps = CAPBIT(CAP_DAC_READ_SEARCH),
+		.mapcount = 2,
+	};
+
+	return run_file_view(0, 0644, false, &view);
+}
+
 /* ---- which PIDs a reader sees ---- */
 
 /* The directory that lists the PIDs: the module's, or /proc. */
@@ -2085,6 +2327,14 @@ static const struct test_case tests[] = {
 	TEST(test_perm_nondumpable),
 	TEST(test_perm_self),
 	TEST(test_perm_open_then_drop),
+	TEST(test_file_state_withheld_from_other_users),
+	TEST(test_file_state_withheld_exclusive_mapcount),
+	TEST(test_file_state_cow_copy_shown),
+	TEST(test_file_state_shown_to_root),
+	TEST(test_file_state_shown_to_owner),
+	TEST(test_file_state_shown_if_writable),
+	TEST(test_file_state_withheld_cap_sys_ptrace),
+	TEST(test_file_state_shown_cap_dac_read_search),
 	TEST(test_hidepid_invisible),
 	TEST(test_hidepid_2),
 	TEST(test_unreadable_pids_hidden),
