@@ -69,8 +69,8 @@ static struct vfsmount *pmaps_procfs(struct super_block *sb)
 
 /*
  * A PID's file holds a reference on the struct pid, not on the task, and
- * resolves the task at open.  Its owner is /proc/PID's, set again at every
- * revalidation as procfs does.
+ * resolves the task at open.  Its owner is /proc/PID/maps's, set again at
+ * every revalidation as procfs does.
  */
 static struct inode *pmaps_pid_inode(struct super_block *sb, struct pid *pid,
 				     kuid_t uid, kgid_t gid)
@@ -131,10 +131,8 @@ static struct dentry *pmaps_root_lookup(struct inode *dir,
 	} else {
 		if (!pmaps_name_to_pid_nr(&dentry->d_name, &nr))
 			return ERR_PTR(-ENOENT);
-		/* find_get_pid() looks in current's namespace too. */
-		rcu_read_lock();
-		pid = get_pid(find_pid_ns(nr, task_active_pid_ns(current)));
-		rcu_read_unlock();
+		/* in the reader's pid namespace */
+		pid = find_get_pid(nr);
 		if (!pid)
 			return ERR_PTR(-ENOENT);
 		err = pmaps_pid_owner(pmaps_procfs(dir->i_sb), pid, &uid, &gid);

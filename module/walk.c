@@ -129,14 +129,15 @@ static void pmaps_print_range(struct pmaps_walk *walk)
 	int bit;
 
 	*--p = '\n';
-	if (range->mapcount == PMAPS_MAPCOUNT_WITHHELD)
+	if (range->mapcount == PMAPS_MAPCOUNT_WITHHELD) {
 		*--p = '?';
-	else
+	} else {
 		p = pmaps_put_dec(p, range->mapcount < 0 ?
 				     -(long long)range->mapcount :
 				     range->mapcount);
-	if (range->mapcount < 0 && range->mapcount != PMAPS_MAPCOUNT_WITHHELD)
-		*--p = '-';
+		if (range->mapcount < 0)
+			*--p = '-';
+	}
 	*--p = '\t';
 	for (bit = PMAPS_NR_FLAGS - 1; bit >= 0; bit--) {
 		if (range->flags & PMAPS_WITHHELD(BIT(bit)))
