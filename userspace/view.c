@@ -152,21 +152,6 @@ static void ob_fmt(struct ob *o, const char *fmt, ...)
 	free(big);
 }
 
-/* Decimal digits of v at p, no NUL; returns the length. */
-static size_t fmt_udec(char *p, unsigned long long v)
-{
-	char tmp[24];
-	size_t n = 0, i;
-
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	for (i = 0; i < n; i++)
-		p[i] = tmp[n - 1 - i];
-	return n;
-}
-
 /* s[0..n) right-aligned in width columns at p. */
 static size_t right_align(char *p, const char *s, size_t n, size_t width)
 {
@@ -182,7 +167,7 @@ static size_t fmt_udec_w(char *p, unsigned long long v, size_t width)
 {
 	char tmp[24];
 
-	return right_align(p, tmp, fmt_udec(tmp, v), width);
+	return right_align(p, tmp, pmaps_format_udec(tmp, v), width);
 }
 
 /* A mapcount as the text format has it, '?' when unknown, right-aligned. */
@@ -248,7 +233,7 @@ static size_t fmt_human(char *p, unsigned long long bytes)
 	size_t n;
 
 	if (bytes < 1024) {
-		n = fmt_udec(p, bytes);
+		n = pmaps_format_udec(p, bytes);
 		if (bytes)
 			p[n++] = 'B';
 		return n;
@@ -262,7 +247,7 @@ static size_t fmt_human(char *p, unsigned long long bytes)
 		whole = 1;
 		t = 0;
 	}
-	n = fmt_udec(p, whole);
+	n = pmaps_format_udec(p, whole);
 	p[n++] = '.';
 	p[n++] = (char)('0' + t);
 	p[n++] = units[k];
@@ -813,8 +798,8 @@ static void view_summary(struct vctx *c)
 	/* the widest number is the total size: every column fits it */
 	for (i = 0; i < m->nr_vmas; i++)
 		mapped += m->vmas[i].end - m->vmas[i].start;
-	if (fmt_udec(digits, mapped / 1024) > w)
-		w = fmt_udec(digits, mapped / 1024);
+	if (pmaps_format_udec(digits, mapped / 1024) > w)
+		w = pmaps_format_udec(digits, mapped / 1024);
 	title(c);
 	/* pmap -x: sizes in KiB, "Kbytes" says so */
 	ob_sgr(o, c->color, SGR_BOLD);
@@ -881,7 +866,7 @@ static void put_mib(struct ob *o, unsigned long long bytes, size_t width)
 	size_t n;
 
 	tenths(bytes, 20, &whole, &t);
-	n = fmt_udec(buf, whole);
+	n = pmaps_format_udec(buf, whole);
 	buf[n++] = '.';
 	buf[n++] = (char)('0' + t);
 	ob_spaces(o, width > n ? width - n : 0);
@@ -1319,9 +1304,9 @@ static void json_doc(struct ob *o, const struct pmaps_doc *d)
 			if (j)
 				*p++ = ',';
 			p = put_lit(p, "\n{\"index\":");
-			p += fmt_udec(p, r->index);
+			p += pmaps_format_udec(p, r->index);
 			p = put_lit(p, ",\"count\":");
-			p += fmt_udec(p, r->count);
+			p += pmaps_format_udec(p, r->count);
 			p = put_lit(p, ",\"address\":\"0x");
 			p += fmt_hex(p, pmaps_range_addr(v, r), 1);
 			p = put_lit(p, "\",\"flags\":\"");
@@ -1331,7 +1316,7 @@ static void json_doc(struct ob *o, const struct pmaps_doc *d)
 			if (r->mapcount == PMAPS_MAPCOUNT_UNKNOWN)
 				p = put_lit(p, "null");
 			else
-				p += fmt_udec(p,
+				p += pmaps_format_udec(p,
 					      (unsigned long long)r->mapcount);
 			*p++ = '}';
 			o->len = (size_t)(p - o->buf);
@@ -1405,9 +1390,9 @@ static void tsv_doc(struct ob *o, const struct pmaps_doc *d)
 			*p++ = '\t';
 			p += fmt_hex(p, a + r->count * psize, 8);
 			*p++ = '\t';
-			p += fmt_udec(p, r->index);
+			p += pmaps_format_udec(p, r->index);
 			*p++ = '\t';
-			p += fmt_udec(p, r->count);
+			p += pmaps_format_udec(p, r->count);
 			*p++ = '\t';
 			pmaps_format_flags(r->flags, r->unknown, p);
 			p += PMAPS_NR_FLAGS;

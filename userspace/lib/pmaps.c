@@ -659,24 +659,31 @@ void pmaps_format_flags(unsigned int flags, unsigned int unknown,
 	out[PMAPS_NR_FLAGS] = '\0';
 }
 
+size_t pmaps_format_udec(char *p, unsigned long long v)
+{
+	char tmp[24];
+	size_t n = 0, i;
+
+	/* By hand: views write numbers for each of millions of ranges. */
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (i = 0; i < n; i++)
+		p[i] = tmp[n - 1 - i];
+	return n;
+}
+
 size_t pmaps_format_mapcount(long mapcount, char out[PMAPS_MAPCOUNT_LEN])
 {
-	char tmp[PMAPS_MAPCOUNT_LEN];
-	unsigned long v = (unsigned long)mapcount;
-	size_t n = 0, i;
+	size_t n;
 
 	if (mapcount < 0) {
 		out[0] = '?';
 		out[1] = '\0';
 		return 1;
 	}
-	/* By hand: views write a mapcount for each of millions of ranges. */
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	for (i = 0; i < n; i++)
-		out[i] = tmp[n - 1 - i];
+	n = pmaps_format_udec(out, (unsigned long long)mapcount);
 	out[n] = '\0';
 	return n;
 }

@@ -116,6 +116,12 @@ const struct pmaps_range *pmaps_find_range(const struct pmaps_vma *v,
 void pmaps_format_flags(unsigned int flags, unsigned int unknown,
 			char out[PMAPS_NR_FLAGS + 1]);
 
+/*
+ * The decimal digits of v at p, without NUL (at most 20); returns their
+ * number.  Every writer of the text's numbers uses it.
+ */
+size_t pmaps_format_udec(char *p, unsigned long long v);
+
 /* Room for pmaps_format_mapcount(): the digits of LONG_MAX, and NUL. */
 #define PMAPS_MAPCOUNT_LEN	21
 
