@@ -90,22 +90,26 @@ $1 == "scale" && $2 == "sparse" {
 END {
 	for (k = 1; k <= nk; k++) {
 		printf "== kernel %s\n", kernel[k]
-		printf "%-10s %-10s %10s %5s %9s %8s %7s %7s %7s\n", "workload",
-		       "reader", "time ms", "runs", "bytes", "lines",
-		       "B/range", "/smaps", "/p-types"
+		# /scan: against the PAGEMAP_SCAN ioctl, binary and without
+		# young or dirty, where the kernel has it (v6.7+).
+		printf "%-10s %-12s %10s %5s %9s %8s %7s %7s %7s %7s\n",
+		       "workload", "reader", "time ms", "runs", "bytes",
+		       "lines", "B/range", "/smaps", "/p-types", "/scan"
 		for (w = 1; w <= nw; w++) {
 			wl = worder[w]
 			sm = t[k, wl, "smaps"]
 			pt = t[k, wl, "page-types"]
+			sc = t[k, wl, "pagemap-scan"]
 			for (r = 1; r <= nr; r++) {
 				key = k SUBSEP wl SUBSEP rorder[r]
 				if (!(key in t))
 					continue
-				printf "%-10s %-10s %10s %5d %9s %8d %7s %7s %7s\n",
+				printf "%-10s %-12s %10s %5d %9s %8d %7s %7s %7s %7s\n",
 				       wl, rorder[r], ms(t[key]), runs[key],
 				       size(bytes[key]), lines[key],
 				       rl[key] ? sprintf("%.1f", rb[key] / rl[key]) : "-",
-				       ratio(t[key], sm), ratio(t[key], pt)
+				       ratio(t[key], sm), ratio(t[key], pt),
+				       ratio(t[key], sc)
 			}
 		}
 		if (fails[k] != "")
