@@ -20,9 +20,10 @@ Written by ``tests/report.sh`` from the log of ``make check`` (do not edit by
 hand).  Each kernel booted with ``panic_on_warn=1``; its console was
 checked for ``BUG:``, ``WARNING:``, ``Oops``, KASAN, lockdep, soft lockup,
 RCU stall and hung-task reports.  The debug kernel has KASAN, PROVE_LOCKING, DEBUG_ATOMIC_SLEEP,
-DEBUG_VM and the softlockup and hung-task detectors.  The nopagemapcount
-kernel is Debian's newest 7.x source, unpatched, with NO_PAGE_MAPCOUNT and
-16 KiB to 512 KiB mTHP: its large folios keep no per-page mapcount.
+DEBUG_VM and the softlockup and hung-task detectors.  The patched kernels
+are Debian's newest 7.x source with patches/ applied; patched-nopagemapcount
+adds NO_PAGE_MAPCOUNT and 16 KiB to 512 KiB mTHP: its large folios keep no
+per-page mapcount.
 
 HEAD
 

@@ -1,9 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Checks on patches/ itself, TAP: the series file lists every patch in
-# order, the cover letter's base-commit is the imported tree, each patch
-# passes checkpatch.pl --strict from that tree, and the series applies with
-# patch -p1 in quilt order.  (git am is exercised by build.sh.)
+# order, the cover letter's base-commit is the imported newest 7.x tree
+# (tests/kernel/tree.sh), each patch passes checkpatch.pl --strict from
+# that tree and has a list to go to (get_maintainer.pl), and the series
+# applies with patch -p1 in quilt order.  (git
+# am is exercised by build.sh.)
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD:-$top/build}
@@ -16,7 +18,7 @@ not_ok() { n=$((n + 1)); failed=1; echo "not ok $n $1"; }
 
 series=$(sed -n '/^[^#]/p' "$patches/series")
 echo "TAP version 13"
-echo "1..$(($(echo "$series" | wc -l) + 3))"
+echo "1..$(($(echo "$series" | wc -l) * 2 + 3))"
 
 on_disk=$(cd "$patches" && ls 0*.patch | grep -v '^0000-cover-letter')
 if [ "$series" = "$on_disk" ]; then
@@ -30,7 +32,9 @@ if grep -qx "base-commit: $want" "$patches/0000-cover-letter.patch"; then
 	ok test_cover_letter_base_commit
 else
 	not_ok test_cover_letter_base_commit
-	echo "# the imported tree is $want"
+	# Debian keeps only the newest trixie-backports source: a newer one
+	# means the series is to be rebased and regenerated on it.
+	echo "# the imported tree is $want, $(cat "$base/.pmaps-base-ready")"
 fi
 
 # checkpatch asks "does MAINTAINERS need updating?" for every new file; the
@@ -56,6 +60,19 @@ for p in $series; do
 	else
 		not_ok "test_checkpatch $p"
 		echo "$out" | sed 's/^/# /'
+	fi
+done
+
+# Each patch reaches a mailing list: get_maintainer.pl runs on it and
+# names at least one list.
+for p in $series; do
+	lists=$(cd "$base" && ./scripts/get_maintainer.pl --nogit --nogit-fallback \
+		--norolestats --nom --nor "$patches/$p" 2>&1)
+	if echo "$lists" | grep -q '@vger.kernel.org\|@kvack.org'; then
+		ok "test_get_maintainer $p"
+	else
+		not_ok "test_get_maintainer $p"
+		echo "$lists" | sed 's/^/# /'
 	fi
 done
 

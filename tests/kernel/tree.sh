@@ -1,36 +1,23 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Import one of Debian's linux-source trees (tests/linux-source.sh) as a git
-# repository and print its path.  The base commit is made with fixed
-# identity and dates, so its id is the same on every machine for the same
-# source version: patches/ records the 6.12 one as base-commit, and git am
-# applies the series on exactly that tree.
-#
-#   tests/kernel/tree.sh [6.12]   build/linux-base, linux-source-6.12
-#   tests/kernel/tree.sh 7        build/linux-base-7, the newest 7.N
+# Import Debian's newest linux-source-7.N from trixie-backports
+# (tests/linux-source.sh 7) as a git repository and print its path,
+# build/linux-base-7.  The base commit is made with fixed identity and
+# dates, so its id is the same on every machine for the same source
+# version: patches/ records it as base-commit, and git am applies the
+# series on exactly that tree.
 #
 # A tree is imported again only when its source version changes.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD:-$top/build}
-line=${1:-6.12}
-case $line in
-6.12) tree=$build/linux-base ;;
-7) tree=$build/linux-base-7 ;;
-*) echo "usage: tests/kernel/tree.sh [6.12|7]" >&2; exit 2 ;;
-esac
-tarball=$("$top/tests/linux-source.sh" "$line")
+tree=$build/linux-base-7
+tarball=$("$top/tests/linux-source.sh" 7)
 name=$(basename "$tarball" .tar.xz)
 version=$(cat "${tarball%.tar.xz}.version")
-# The marker holds what was imported; an older empty one is taken as the
-# 6.12 tree, which linux-source.sh never fetches again.
-if [ -f "$tree/.pmaps-base-ready" ]; then
-	have=$(cat "$tree/.pmaps-base-ready")
-	[ -n "$have" ] || have="linux-source-6.12 $version"
-	if [ "$have" = "$name $version" ]; then
-		echo "$tree"
-		exit 0
-	fi
+if [ "$(cat "$tree/.pmaps-base-ready" 2>/dev/null)" = "$name $version" ]; then
+	echo "$tree"
+	exit 0
 fi
 rm -rf "$tree"
 mkdir -p "$tree"
