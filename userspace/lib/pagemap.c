@@ -49,11 +49,30 @@
 
 #define SMAPS_CHUNK	16384
 
+/*
+ * What the first pass over a batch found for each entry: not listed, a
+ * page with its flags and count, or a page whose state changed between the
+ * reads (its folio split, freed or reused), shown with '?'.
+ */
+enum pm_page {
+	PM_PAGE_NONE,
+	PM_PAGE_KNOWN,
+	PM_PAGE_RACED,
+};
+
+/* The letters of folio state, unknown for a page that raced. */
+#define PM_FOLIO_LETTERS ((1u << PMAPS_REFERENCED) | (1u << PMAPS_ACTIVE) | \
+			  (1u << PMAPS_UPTODATE) | (1u << PMAPS_DIRTY) | \
+			  (1u << PMAPS_WRITEBACK))
+
 struct pm_ctx {
 	int pid;
 	unsigned long psize;
 	int pm_fd, kpf_fd, kpc_fd;
 	uint64_t *pm;			/* PM_BATCH pagemap entries */
+	uint64_t *pm_again;		/* the same, read after kpageflags */
+	uint64_t *page_kpf, *page_kpc;	/* per entry of the batch */
+	unsigned char *page_kind;	/* enum pm_page, per entry */
 	uint64_t *kpf, *kpc;		/* KPF_WINDOW entries from win_start */
 	uint64_t win_start;
 	size_t win_len;
@@ -391,8 +410,11 @@ static int fill_window(struct pm_ctx *c, size_t i, size_t n)
 /*
  * Page flags belong to the folio.  Linux 6.1's kpageflags reports a tail
  * page's own, mostly empty, flags, so take them from the compound head, as
- * the module does; 6.12 reports the folio's flags for every page already.  Tails of one compound page come in
- * ascending PFNs, so the head found for one serves the next.
+ * the module does; 6.12 reports the folio's flags for every page already.
+ * Tails of one compound page come in ascending PFNs, so the head found for
+ * one serves the next.  Returns 1 when no head precedes the tail: the
+ * folio was split or freed while it was read, which a process that maps
+ * and unmaps does all the time.
  */
 static int head_flags(struct pm_ctx *c, uint64_t pfn, uint64_t *kpf)
 {
@@ -422,12 +444,10 @@ static int head_flags(struct pm_ctx *c, uint64_t pfn, uint64_t *kpf)
 				return 0;
 			}
 			if (!(back[k] & (1ULL << KPF_COMPOUND_TAIL)))
-				return fail(c, "/proc/kpageflags: PFN %llu is a compound tail without a head",
-					    (unsigned long long)pfn);
+				return 1;
 		}
 	}
-	return fail(c, "/proc/kpageflags: PFN %llu is a compound tail without a head",
-		    (unsigned long long)pfn);
+	return 1;
 }
 
 static unsigned int kpf_to_flags(uint64_t kpf)
@@ -449,14 +469,14 @@ static unsigned int kpf_to_flags(uint64_t kpf)
 
 /* Append one page at index idx, extending the last range when it can. */
 static int add_page(struct pmaps_vma *v, size_t *cap, unsigned long long idx,
-		    unsigned int flags, long mapcount)
+		    unsigned int flags, unsigned int unknown, long mapcount)
 {
 	struct pmaps_range *r;
 
 	if (v->nr_ranges) {
 		r = &v->ranges[v->nr_ranges - 1];
 		if (r->index + r->count == idx && r->flags == flags &&
-		    r->mapcount == mapcount) {
+		    r->unknown == unknown && r->mapcount == mapcount) {
 			r->count++;
 			return 0;
 		}
@@ -468,7 +488,7 @@ static int add_page(struct pmaps_vma *v, size_t *cap, unsigned long long idx,
 	r->index = idx;
 	r->count = 1;
 	r->flags = flags;
-	r->unknown = PMAPS_PAGEMAP_UNKNOWN;
+	r->unknown = unknown;
 	r->mapcount = mapcount;
 	r->line = 0;
 	return 0;
@@ -504,8 +524,9 @@ static int vma_pages(struct pm_ctx *c, struct pmaps_vma *v)
 
 		for (i = 0; i < n; i++) {
 			uint64_t e = c->pm[i], pfn, kpf;
-			long mapcount;
+			int raced;
 
+			c->page_kind[i] = PM_PAGE_NONE;
 			if (!(e & PM_PRESENT))
 				continue;
 			pfn = e & PM_PFN_MASK;
@@ -522,12 +543,40 @@ static int vma_pages(struct pm_ctx *c, struct pmaps_vma *v)
 			kpf = c->kpf[pfn - c->win_start];
 			if (kpf & KPF_NOT_LISTED)
 				continue;
-			mapcount = (long)c->kpc[pfn - c->win_start];
-			if ((kpf & (1ULL << KPF_COMPOUND_TAIL)) &&
-			    head_flags(c, pfn, &kpf))
-				return -1;
-			if (add_page(v, &cap, base + done + i,
-				     kpf_to_flags(kpf), mapcount))
+			c->page_kpc[i] = c->kpc[pfn - c->win_start];
+			raced = 0;
+			if (kpf & (1ULL << KPF_COMPOUND_TAIL)) {
+				raced = head_flags(c, pfn, &kpf);
+				if (raced < 0)
+					return -1;
+			}
+			c->page_kpf[i] = kpf;
+			c->page_kind[i] = raced ? PM_PAGE_RACED : PM_PAGE_KNOWN;
+		}
+		/*
+		 * A page whose entry changed since the flags were read (moved,
+		 * unmapped, replaced) has them from another page: '?' for it.
+		 */
+		got = pread_full(c->pm_fd, c->pm_again, n * 8,
+				 (off_t)((first + done) * 8));
+		if (got < 0)
+			got = 0;
+		memset((char *)c->pm_again + got, 0, n * 8 - (size_t)got);
+		for (i = 0; i < n; i++) {
+			unsigned int unknown = PMAPS_PAGEMAP_UNKNOWN;
+			long mapcount = (long)c->page_kpc[i];
+			unsigned int flags = kpf_to_flags(c->page_kpf[i]);
+
+			if (c->page_kind[i] == PM_PAGE_NONE)
+				continue;
+			if (c->page_kind[i] == PM_PAGE_RACED ||
+			    entry_pfn(c->pm_again[i]) != entry_pfn(c->pm[i])) {
+				flags = 0;
+				unknown |= PM_FOLIO_LETTERS;
+				mapcount = PMAPS_MAPCOUNT_UNKNOWN;
+			}
+			if (add_page(v, &cap, base + done + i, flags, unknown,
+				     mapcount))
 				return fail(c, "out of memory");
 		}
 		done += n;
@@ -571,9 +620,14 @@ int pmaps_from_pagemap(int pid, struct pmaps_map *out, char *err,
 		goto out;
 
 	c.pm = malloc(PM_BATCH * sizeof(*c.pm));
+	c.pm_again = malloc(PM_BATCH * sizeof(*c.pm_again));
+	c.page_kpf = malloc(PM_BATCH * sizeof(*c.page_kpf));
+	c.page_kpc = malloc(PM_BATCH * sizeof(*c.page_kpc));
+	c.page_kind = malloc(PM_BATCH * sizeof(*c.page_kind));
 	c.kpf = malloc(KPF_WINDOW * sizeof(*c.kpf));
 	c.kpc = malloc(KPF_WINDOW * sizeof(*c.kpc));
-	if (!c.pm || !c.kpf || !c.kpc) {
+	if (!c.pm || !c.pm_again || !c.page_kpf || !c.page_kpc ||
+	    !c.page_kind || !c.kpf || !c.kpc) {
 		fail(&c, "out of memory");
 		goto out;
 	}
@@ -599,6 +653,10 @@ out:
 		memset(out, 0, sizeof(*out));
 	}
 	free(c.pm);
+	free(c.pm_again);
+	free(c.page_kpf);
+	free(c.page_kpc);
+	free(c.page_kind);
 	free(c.kpf);
 	free(c.kpc);
 	free(s.hdr);
