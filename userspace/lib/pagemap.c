@@ -508,7 +508,7 @@ static int vma_pages(struct pm_ctx *c, struct pmaps_vma *v)
 		size_t n = npages - done < PM_BATCH ?
 			   (size_t)(npages - done) : PM_BATCH;
 		ssize_t got;
-		size_t i;
+		size_t i, lo, hi;
 
 		got = pread_full(c->pm_fd, c->pm, n * 8,
 				 (off_t)((first + done) * 8));
@@ -522,6 +522,9 @@ static int vma_pages(struct pm_ctx *c, struct pmaps_vma *v)
 		/* page flags read for an earlier batch may be stale by now */
 		c->win_len = 0;
 
+		/* the entries [lo, hi) of the batch that list a page */
+		lo = n;
+		hi = 0;
 		for (i = 0; i < n; i++) {
 			uint64_t e = c->pm[i], pfn, kpf;
 			int raced;
@@ -552,23 +555,35 @@ static int vma_pages(struct pm_ctx *c, struct pmaps_vma *v)
 			}
 			c->page_kpf[i] = kpf;
 			c->page_kind[i] = raced ? PM_PAGE_RACED : PM_PAGE_KNOWN;
+			if (i < lo)
+				lo = i;
+			hi = i + 1;
 		}
 		/*
 		 * A page whose entry changed since the flags were read (moved,
 		 * unmapped, replaced) has them from another page: '?' for it.
+		 * Only the span that lists pages is read again, so the holes
+		 * of a sparse mapping are not read twice.
 		 */
-		got = pread_full(c->pm_fd, c->pm_again, n * 8,
-				 (off_t)((first + done) * 8));
-		if (got < 0)
-			got = 0;
-		memset((char *)c->pm_again + got, 0, n * 8 - (size_t)got);
-		for (i = 0; i < n; i++) {
+		if (lo < hi) {
+			size_t span = (hi - lo) * 8;
+
+			got = pread_full(c->pm_fd, c->pm_again + lo, span,
+					 (off_t)((first + done + lo) * 8));
+			if (got < 0)
+				got = 0;
+			memset((char *)(c->pm_again + lo) + got, 0,
+			       span - (size_t)got);
+		}
+		for (i = lo; i < hi; i++) {
 			unsigned int unknown = PMAPS_PAGEMAP_UNKNOWN;
-			long mapcount = (long)c->page_kpc[i];
-			unsigned int flags = kpf_to_flags(c->page_kpf[i]);
+			unsigned int flags;
+			long mapcount;
 
 			if (c->page_kind[i] == PM_PAGE_NONE)
 				continue;
+			flags = kpf_to_flags(c->page_kpf[i]);
+			mapcount = (long)c->page_kpc[i];
 			if (c->page_kind[i] == PM_PAGE_RACED ||
 			    entry_pfn(c->pm_again[i]) != entry_pfn(c->pm[i])) {
 				flags = 0;

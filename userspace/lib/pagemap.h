@@ -37,8 +37,8 @@
  * the reads otherwise.  A page whose folio was split or freed meanwhile (a
  * compound tail without its head), or whose pagemap entry changed by the
  * time its flags were read, is listed with '?' for R, A, U, D, W and the
- * mapcount, never as an error.  Needs root (CAP_SYS_ADMIN for PFNs, read access to
- * /proc/kpageflags and /proc/kpagecount).
+ * mapcount, never as an error.  Needs root (CAP_SYS_ADMIN for PFNs, read
+ * access to /proc/kpageflags and /proc/kpagecount).
  *
  * Return 0 on success.  On failure return -1, write a message naming the file
  * and the reason into err (when errlen > 0), and leave *out empty
