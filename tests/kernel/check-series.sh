@@ -4,8 +4,8 @@
 # order, the cover letter's base-commit is the imported newest 7.x tree
 # (tests/kernel/tree.sh), each patch passes checkpatch.pl --strict from
 # that tree and has a list to go to (get_maintainer.pl), and the series
-# applies with patch -p1 in quilt order.  (git
-# am is exercised by build.sh.)
+# applies with patch -p1 in quilt order.  (git am is exercised by
+# build.sh.)
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD:-$top/build}
