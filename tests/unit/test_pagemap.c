@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -568,36 +569,227 @@ static void test_ranges_well_formed(void)
 	tap_test_done("test_ranges_well_formed");
 }
 
-/* Without root: an error naming the file and the reason, empty result. */
-static void test_unprivileged_error(void)
+/*
+ * Whether the two models list the same VMAs, and the same ranges in the
+ * child's own mappings.  The pages the child shares copy-on-write with
+ * this process change their mapcounts as this process runs.
+ */
+static int same_model(const struct pmaps_map *a, const struct pmaps_map *b)
+{
+	size_t i, j;
+
+	if (a->nr_vmas != b->nr_vmas)
+		return tap_diag("%zu VMAs against %zu", a->nr_vmas,
+				b->nr_vmas), 0;
+	for (i = 0; i < a->nr_vmas; i++) {
+		const struct pmaps_vma *x = &a->vmas[i], *y = &b->vmas[i];
+
+		if (strcmp(x->header, y->header) || x->swapped != y->swapped) {
+			tap_diag("VMA %zu differs:", i);
+			dump_vma(x);
+			dump_vma(y);
+			return 0;
+		}
+		if (x->start != lay.anon && x->start != lay.zero &&
+		    x->start != lay.file && x->start != lay.huge)
+			continue;
+		if (x->nr_ranges != y->nr_ranges) {
+			tap_diag("%s: %zu ranges against %zu", x->header,
+				 x->nr_ranges, y->nr_ranges);
+			return 0;
+		}
+		for (j = 0; j < x->nr_ranges; j++) {
+			const struct pmaps_range *r = &x->ranges[j];
+			const struct pmaps_range *q = &y->ranges[j];
+
+			if (r->index != q->index || r->count != q->count ||
+			    r->flags != q->flags || r->unknown != q->unknown ||
+			    r->mapcount != q->mapcount) {
+				tap_diag("%s: range %zu differs:", x->header, j);
+				dump_vma(x);
+				dump_vma(y);
+				return 0;
+			}
+		}
+	}
+	return 1;
+}
+
+/*
+ * Kernels before v6.7 have no PAGEMAP_SCAN: the model read from smaps and
+ * the whole pagemap of each resident VMA must be the one PAGEMAP_SCAN
+ * finds, on the stopped child.
+ */
+static void test_scan_matches_read(void)
+{
+	struct pmaps_pagemap_method scan_how, read_how;
+	struct pmaps_map scanned = { 0 }, read = { 0 };
+	char err[256];
+
+	if (pmaps_from_pagemap_how(child, 0, &scanned, &scan_how, err,
+				   sizeof(err)) ||
+	    pmaps_from_pagemap_how(child, PMAPS_PM_NO_SCAN, &read, &read_how,
+				   err, sizeof(err))) {
+		tap_check(0, "pmaps_from_pagemap_how: %s", err);
+	} else if (!scan_how.scan) {
+		pmaps_map_free(&scanned);
+		pmaps_map_free(&read);
+		tap_skip("test_scan_matches_read",
+			 "this kernel has no PAGEMAP_SCAN (v6.7): only the read path ran");
+		return;
+	} else {
+		tap_check(!read_how.scan && read_how.kpageflags &&
+			  scan_how.kpageflags, "methods: scan %d/%d, kpageflags %d/%d",
+			  scan_how.scan, read_how.scan, scan_how.kpageflags,
+			  read_how.kpageflags);
+		tap_check(same_model(&scanned, &read),
+			  "PAGEMAP_SCAN and pagemap reads differ");
+	}
+	pmaps_map_free(&scanned);
+	pmaps_map_free(&read);
+	tap_test_done("test_scan_matches_read");
+}
+
+/*
+ * Pagemap alone, as for a reader without root: the written anonymous
+ * pages with every letter '?' and mapcount 1 (PM_MMAP_EXCLUSIVE); the
+ * file pages (shared with the page cache, but mapped once) likewise.
+ * avoid picks the path; with PAGEMAP_SCAN the zero page is left out.
+ */
+static void check_pagemap_alone(const char *name, unsigned int avoid)
+{
+	static const unsigned long runs[][2] = { { 0, 5 }, { 7, 3 }, { 20, 10 } };
+	struct pmaps_pagemap_method how;
+	struct pmaps_map m = { 0 };
+	const struct pmaps_vma *v;
+	unsigned long long idx = lay.anon / psize;
+	char err[256];
+	size_t i;
+
+	if (pmaps_from_pagemap_how(child, avoid | PMAPS_PM_NO_KPAGEFLAGS, &m,
+				   &how, err, sizeof(err))) {
+		tap_check(0, "pmaps_from_pagemap_how: %s", err);
+		tap_test_done(name);
+		return;
+	}
+	tap_check(!how.kpageflags, "kpageflags used");
+	tap_check(!strcmp(pmaps_pagemap_method_name(&how),
+			  how.scan ? "PAGEMAP_SCAN, without root" :
+				     "pagemap, without root"),
+		  "method '%s'", pmaps_pagemap_method_name(&how));
+	for (i = 0; i < m.nr_vmas && m.vmas[i].start != lay.anon; i++)
+		;
+	v = i < m.nr_vmas ? &m.vmas[i] : NULL;
+	tap_check(v && v->nr_ranges == 3, "anonymous VMA: %zu ranges, expected 3",
+		  v ? v->nr_ranges : 0);
+	for (i = 0; v && i < v->nr_ranges && i < 3; i++) {
+		const struct pmaps_range *r = &v->ranges[i];
+
+		tap_check(r->index == idx + runs[i][0] && r->count == runs[i][1] &&
+			  r->unknown == (1u << PMAPS_NR_FLAGS) - 1 && !r->flags &&
+			  r->mapcount == 1,
+			  "range %llu+%llu unknown %#x flags %#x mapcount %ld",
+			  r->index, r->count, r->unknown, r->flags, r->mapcount);
+	}
+	for (i = 0; i < m.nr_vmas && m.vmas[i].start != lay.zero; i++)
+		;
+	if (i < m.nr_vmas && how.scan)
+		tap_check(!m.vmas[i].nr_ranges, "zero page VMA has %zu ranges",
+			  m.vmas[i].nr_ranges);
+	if (i < m.nr_vmas && how.scan && m.vmas[i].nr_ranges)
+		dump_vma(&m.vmas[i]);
+	if (tap_failed_checks && v)
+		dump_vma(v);
+	pmaps_map_free(&m);
+	tap_test_done(name);
+}
+
+static void test_pagemap_alone_scan(void)
+{
+	check_pagemap_alone("test_pagemap_alone_scan", 0);
+}
+
+static void test_pagemap_alone_read(void)
+{
+	check_pagemap_alone("test_pagemap_alone_read", PMAPS_PM_NO_SCAN);
+}
+
+/*
+ * A reader without root gets a model of its own process, with pagemap's
+ * PFNs hidden: flags '?'.
+ */
+static void test_unprivileged_own_process(void)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (!pid) {
+		struct pmaps_pagemap_method how;
+		struct pmaps_map m = { 0 };
+		char err[256];
+		size_t i, j, pages = 0;
+		int bad = 0;
+
+		/* the parent's copy, freed so leak checkers see none */
+		pmaps_map_free(&map);
+		/* dumpable again after setuid(), as any user's process is */
+		if (setgid(65534) || setuid(65534) ||
+		    prctl(PR_SET_DUMPABLE, 1, 0, 0, 0))
+			_exit(2);
+		if (pmaps_from_pagemap_how(getpid(), 0, &m, &how, err,
+					   sizeof(err))) {
+			tap_diag("error: %s", err);
+			_exit(1);
+		}
+		for (i = 0; i < m.nr_vmas; i++) {
+			for (j = 0; j < m.vmas[i].nr_ranges; j++) {
+				const struct pmaps_range *r = &m.vmas[i].ranges[j];
+
+				pages += r->count;
+				bad += r->unknown != (1u << PMAPS_NR_FLAGS) - 1 ||
+				       (r->mapcount != 1 &&
+					r->mapcount != PMAPS_MAPCOUNT_UNKNOWN);
+			}
+		}
+		tap_diag("uid 65534: %zu VMAs, %zu pages, %s", m.nr_vmas,
+			 pages, pmaps_pagemap_method_name(&how));
+		pmaps_map_free(&m);
+		_exit(how.kpageflags || !pages || bad ? 1 : 0);
+	}
+	tap_check(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+	      WEXITSTATUS(st) == 0, "unprivileged child failed");
+	tap_test_done("test_unprivileged_own_process");
+}
+
+/* Another user's process: an error naming pagemap, empty result. */
+static void test_unprivileged_other_error(void)
 {
 	pid_t pid = fork();
 	int st;
 
 	if (!pid) {
 		struct pmaps_map m = { 0 };
-		char err[256];
+		char err[256], want[64];
 		int ret;
 
-		/* the parent's copy, freed so leak checkers see none */
 		pmaps_map_free(&map);
 		if (setgid(65534) || setuid(65534))
 			_exit(2);
-		ret = pmaps_from_pagemap(getpid(), &m, err, sizeof(err));
+		ret = pmaps_from_pagemap(child, &m, err, sizeof(err));
 		if (ret == 0) {
-			tap_diag("succeeded without root");
+			tap_diag("read root's process without root");
 			_exit(1);
 		}
 		tap_diag("error: %s", err);
-		if (!strstr(err, "/proc/kpageflags") ||
-		    !strstr(err, strerror(EACCES)) || !strstr(err, "root") ||
+		snprintf(want, sizeof(want), "/proc/%d/pagemap", (int)child);
+		if (!strstr(err, want) || !strstr(err, strerror(EACCES)) ||
 		    m.nr_vmas || m.vmas)
 			_exit(1);
 		_exit(0);
 	}
 	tap_check(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
 	      WEXITSTATUS(st) == 0, "unprivileged child failed");
-	tap_test_done("test_unprivileged_error");
+	tap_test_done("test_unprivileged_other_error");
 }
 
 /* A process that is gone: -1 and the failing file in the message. */
@@ -627,8 +819,10 @@ int main(void)
 		"test_anon_ranges", "test_file_ranges",
 		"test_zero_page_skipped", "test_headers_match_maps",
 		"test_special_vmas_no_pages", "test_hugetlb_ranges",
-		"test_ranges_well_formed",
-		"test_unprivileged_error", "test_missing_pid",
+		"test_ranges_well_formed", "test_scan_matches_read",
+		"test_pagemap_alone_scan", "test_pagemap_alone_read",
+		"test_unprivileged_own_process",
+		"test_unprivileged_other_error", "test_missing_pid",
 	};
 	const size_t nr = sizeof(names) / sizeof(names[0]);
 	char err[256];
@@ -661,7 +855,11 @@ int main(void)
 	test_special_vmas_no_pages();
 	test_hugetlb_ranges();
 	test_ranges_well_formed();
-	test_unprivileged_error();
+	test_scan_matches_read();
+	test_pagemap_alone_scan();
+	test_pagemap_alone_read();
+	test_unprivileged_own_process();
+	test_unprivileged_other_error();
 	test_missing_pid();
 	pmaps_map_free(&map);
 	stop_child();

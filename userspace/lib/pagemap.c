@@ -16,9 +16,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "pagemap.h"
+#include "procfs_ioctl.h"
 
 /* /proc/PID/pagemap entry */
 #define PM_PFN_MASK	((1ULL << 55) - 1)
@@ -46,6 +48,10 @@
  * reading a few unneeded entries is cheaper than another system call.
  */
 #define KPF_GAP		64
+/* pagemap entries between two spans that one pread reads across */
+#define SPAN_GAP	64
+/* PAGEMAP_SCAN regions per call */
+#define SCAN_VEC	4096
 
 #define SMAPS_CHUNK	16384
 
@@ -58,12 +64,20 @@ enum pm_page {
 	PM_PAGE_NONE,
 	PM_PAGE_KNOWN,
 	PM_PAGE_RACED,
+	PM_PAGE_BLIND,		/* present, PFN hidden: pagemap alone */
 };
 
 /* The letters of folio state, unknown for a page that raced. */
 #define PM_FOLIO_LETTERS ((1u << PMAPS_REFERENCED) | (1u << PMAPS_ACTIVE) | \
 			  (1u << PMAPS_UPTODATE) | (1u << PMAPS_DIRTY) | \
 			  (1u << PMAPS_WRITEBACK))
+#define PM_ALL_LETTERS	((1u << PMAPS_NR_FLAGS) - 1)
+
+/* The pages [vpn, vpn + n) whose pagemap entries one pread reads. */
+struct span {
+	uint64_t vpn;
+	size_t n;
+};
 
 struct pm_ctx {
 	int pid;
@@ -76,16 +90,26 @@ struct pm_ctx {
 	uint64_t *kpf, *kpc;		/* KPF_WINDOW entries from win_start */
 	uint64_t win_start;
 	size_t win_len;
+	int win_counts;			/* kpc holds the window's counts */
 	/* the compound head of the last tail page seen, and its flags */
 	uint64_t head_kpf;
 	uint64_t tail_next;		/* PFN after that tail page, or 0 */
 	unsigned long long zero_pfns;	/* present, but PFN hidden */
 	unsigned long long pfns;	/* present with a PFN */
+	struct page_region *regs;	/* PAGEMAP_SCAN's, in order */
+	size_t nr_regs, regs_cap;
+	int scanned;			/* only pages in regs are listed */
+	size_t reg_at;			/* region of the last page looked at */
+	struct span *spans;		/* what to read, in order */
+	size_t nr_spans, spans_cap;
+	struct pmaps_map *out;		/* the model being built */
+	size_t *range_cap;		/* room in each VMA's ranges */
+	size_t vma_at;			/* VMA of the last page placed */
 	char *err;
 	size_t errlen;
 };
 
-/* What smaps says about each VMA, in maps order. */
+/* What maps or smaps says about each VMA, in order. */
 struct smaps_scan {
 	char *hdr;			/* header lines, '\n' terminated */
 	size_t hdr_len, hdr_cap;
@@ -253,14 +277,16 @@ static int smaps_line(struct smaps_scan *s, const char *line, size_t len)
 	return 0;
 }
 
-static int read_smaps(struct pm_ctx *c, struct smaps_scan *s)
+/* Read /proc/PID/file (maps or smaps) into s. */
+static int read_vma_file(struct pm_ctx *c, const char *file,
+			 struct smaps_scan *s)
 {
 	char path[64];
 	size_t cap = SMAPS_CHUNK, have = 0;
 	char *buf;
 	int fd, ret = -1;
 
-	snprintf(path, sizeof(path), "/proc/%d/smaps", c->pid);
+	snprintf(path, sizeof(path), "/proc/%d/%s", c->pid, file);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return fail_errno(c, "open", path, errno);
@@ -317,16 +343,19 @@ out:
 	return ret;
 }
 
-/* Read smaps into s and its headers into out (which then needs freeing). */
-static int smaps_vmas(struct pm_ctx *c, struct smaps_scan *s,
-		      struct pmaps_map *out)
+/*
+ * Read /proc/PID/file (maps or smaps) into s and its VMA lines into out
+ * (which then needs freeing).
+ */
+static int list_vmas(struct pm_ctx *c, const char *file,
+		     struct smaps_scan *s, struct pmaps_map *out)
 {
 	char name[64];
 	size_t i;
 
-	if (read_smaps(c, s))
+	if (read_vma_file(c, file, s))
 		return -1;
-	snprintf(name, sizeof(name), "/proc/%d/smaps headers", c->pid);
+	snprintf(name, sizeof(name), "/proc/%d/%s headers", c->pid, file);
 	if (pmaps_parse_buf(s->hdr ? s->hdr : "", s->hdr_len, name, out,
 			    c->err, c->errlen))
 		return -1;
@@ -349,7 +378,7 @@ int pmaps_smaps_read(int pid, struct pmaps_map *vmas,
 	*stats = NULL;
 	if (errlen)
 		err[0] = '\0';
-	if (smaps_vmas(&c, &s, vmas)) {
+	if (list_vmas(&c, "smaps", &s, vmas)) {
 		pmaps_map_free(vmas);
 		free(s.hdr);
 		free(s.vma);
@@ -366,9 +395,10 @@ static uint64_t entry_pfn(uint64_t e)
 }
 
 /*
- * Read kpageflags and kpagecount for the PFN of pagemap entry i and for the
- * PFNs of the following present pages, as long as they ascend in small
- * steps: physically contiguous memory costs one pread per file.
+ * Read kpageflags for the PFN of pagemap entry i and for the PFNs of the
+ * following present pages, as long as they ascend in small steps:
+ * physically contiguous memory costs one pread.  Their kpagecount is read
+ * when a page needs it (window_counts()).
  */
 static int fill_window(struct pm_ctx *c, size_t i, size_t n)
 {
@@ -396,14 +426,27 @@ static int fill_window(struct pm_ctx *c, size_t i, size_t n)
 	for (k = (size_t)got / 8; k < len; k++)
 		c->kpf[k] = 1ULL << KPF_NOPAGE;
 
-	got = pread_full(c->kpc_fd, c->kpc, len * 8, (off_t)(first * 8));
-	if (got < 0)
-		return fail_errno(c, "read", "/proc/kpagecount", errno);
-	for (k = (size_t)got / 8; k < len; k++)
-		c->kpc[k] = 0;
-
 	c->win_start = first;
 	c->win_len = len;
+	c->win_counts = 0;
+	return 0;
+}
+
+/* kpagecount for the PFNs of the window, once. */
+static int window_counts(struct pm_ctx *c)
+{
+	ssize_t got;
+	size_t k;
+
+	if (c->win_counts)
+		return 0;
+	got = pread_full(c->kpc_fd, c->kpc, c->win_len * 8,
+			 (off_t)(c->win_start * 8));
+	if (got < 0)
+		return fail_errno(c, "read", "/proc/kpagecount", errno);
+	for (k = (size_t)got / 8; k < c->win_len; k++)
+		c->kpc[k] = 0;
+	c->win_counts = 1;
 	return 0;
 }
 
@@ -494,107 +537,318 @@ static int add_page(struct pmaps_vma *v, size_t *cap, unsigned long long idx,
 	return 0;
 }
 
-static int vma_pages(struct pm_ctx *c, struct pmaps_vma *v)
+/*
+ * Add the pages [vpn, vpn + n) to the spans to read.  A span joins the
+ * last one across a gap of up to SPAN_GAP pages (holes and VMA boundaries
+ * read as a few unneeded entries), so that many small VMAs cost a few
+ * preads, not one each.
+ */
+static int add_span(struct pm_ctx *c, uint64_t vpn, uint64_t n)
 {
-	uint64_t first = v->start / c->psize;
-	uint64_t npages = (v->end - v->start) / c->psize;
-	/* file pages are counted from the mapping's file offset */
-	uint64_t base = v->inode ? v->offset / c->psize : first;
-	size_t cap = 0;
-	uint64_t done;
+	while (n) {
+		struct span *last = c->nr_spans ?
+				    &c->spans[c->nr_spans - 1] : NULL;
+		uint64_t take;
+
+		if (last && vpn >= last->vpn + last->n &&
+		    vpn - (last->vpn + last->n) <= SPAN_GAP &&
+		    vpn - last->vpn < PM_BATCH) {
+			take = PM_BATCH - (vpn - last->vpn);
+			if (take > n)
+				take = n;
+			last->n = (size_t)(vpn + take - last->vpn);
+		} else {
+			if (pmaps_grow_array((void **)&c->spans, &c->spans_cap,
+					     c->nr_spans + 1, sizeof(*c->spans)))
+				return fail(c, "out of memory");
+			take = n < PM_BATCH ? n : PM_BATCH;
+			c->spans[c->nr_spans].vpn = vpn;
+			c->spans[c->nr_spans].n = (size_t)take;
+			c->nr_spans++;
+		}
+		vpn += take;
+		n -= take;
+	}
+	return 0;
+}
+
+/*
+ * PAGEMAP_SCAN (v6.7): the regions of [start, end) whose pages are present
+ * or swapped, in address order, into c->regs, so that holes cost nothing.
+ * Return 1 when this kernel has no such ioctl (ENOTTY; EINVAL from one
+ * that does not know the arguments), 0 done, -1 error.
+ */
+static int scan_regions(struct pm_ctx *c, uint64_t start, uint64_t end)
+{
+	struct pm_scan_arg arg = {
+		.size = sizeof(arg),
+		.start = start,
+		.end = end,
+		.vec_len = SCAN_VEC,
+		.category_anyof_mask = PAGE_IS_PRESENT | PAGE_IS_SWAPPED,
+		.return_mask = PAGE_IS_PRESENT | PAGE_IS_SWAPPED |
+			       PAGE_IS_PFNZERO,
+	};
 	char path[64];
 
-	for (done = 0; done < npages;) {
-		size_t n = npages - done < PM_BATCH ?
-			   (size_t)(npages - done) : PM_BATCH;
-		ssize_t got;
-		size_t i, lo, hi;
+	while (arg.start < end) {
+		struct page_region *got;
+		uint64_t next;
+		long n, k;
 
-		got = pread_full(c->pm_fd, c->pm, n * 8,
-				 (off_t)((first + done) * 8));
-		if (got < 0) {
+		if (pmaps_grow_array((void **)&c->regs, &c->regs_cap,
+				     c->nr_regs + SCAN_VEC, sizeof(*c->regs)))
+			return fail(c, "out of memory");
+		got = c->regs + c->nr_regs;
+		arg.vec = (uint64_t)(uintptr_t)got;
+		n = ioctl(c->pm_fd, PAGEMAP_SCAN, &arg);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (arg.start == start &&
+			    (errno == ENOTTY || errno == EINVAL))
+				return 1;
 			snprintf(path, sizeof(path), "/proc/%d/pagemap",
 				 c->pid);
-			return fail_errno(c, "read", path, errno);
-		}
-		/* short read: the rest is not mapped (yet) */
-		memset((char *)c->pm + got, 0, n * 8 - (size_t)got);
-		/* page flags read for an earlier batch may be stale by now */
-		c->win_len = 0;
-
-		/* the entries [lo, hi) of the batch that list a page */
-		lo = n;
-		hi = 0;
-		for (i = 0; i < n; i++) {
-			uint64_t e = c->pm[i], pfn, kpf;
-			int raced;
-
-			c->page_kind[i] = PM_PAGE_NONE;
-			if (!(e & PM_PRESENT))
-				continue;
-			pfn = e & PM_PFN_MASK;
-			if (!pfn) {
-				c->zero_pfns++;
-				continue;
-			}
-			c->pfns++;
-			if (pfn < c->win_start ||
-			    pfn - c->win_start >= c->win_len) {
-				if (fill_window(c, i, n))
-					return -1;
-			}
-			kpf = c->kpf[pfn - c->win_start];
-			if (kpf & KPF_NOT_LISTED)
-				continue;
-			c->page_kpc[i] = c->kpc[pfn - c->win_start];
-			raced = 0;
-			if (kpf & (1ULL << KPF_COMPOUND_TAIL)) {
-				raced = head_flags(c, pfn, &kpf);
-				if (raced < 0)
-					return -1;
-			}
-			c->page_kpf[i] = kpf;
-			c->page_kind[i] = raced ? PM_PAGE_RACED : PM_PAGE_KNOWN;
-			if (i < lo)
-				lo = i;
-			hi = i + 1;
+			return fail_errno(c, "PAGEMAP_SCAN on", path, errno);
 		}
 		/*
-		 * A page whose entry changed since the flags were read (moved,
-		 * unmapped, replaced) has them from another page: '?' for it.
-		 * Only the span that lists pages is read again, so the holes
-		 * of a sparse mapping are not read twice.
+		 * After the kernel's own region buffer fills, a resumed walk
+		 * can report pages of the last region again: keep each page
+		 * once, and join what the kernel split.
 		 */
-		if (lo < hi) {
-			size_t span = (hi - lo) * 8;
+		for (k = 0; k < n; k++) {
+			struct page_region r = got[k];
+			struct page_region *prev = c->nr_regs ?
+				&c->regs[c->nr_regs - 1] : NULL;
 
-			got = pread_full(c->pm_fd, c->pm_again + lo, span,
-					 (off_t)((first + done + lo) * 8));
-			if (got < 0)
-				got = 0;
-			memset((char *)(c->pm_again + lo) + got, 0,
-			       span - (size_t)got);
-		}
-		for (i = lo; i < hi; i++) {
-			unsigned int unknown = PMAPS_PAGEMAP_UNKNOWN;
-			unsigned int flags;
-			long mapcount;
-
-			if (c->page_kind[i] == PM_PAGE_NONE)
+			if (prev && r.start < prev->end)
+				r.start = prev->end;
+			if (r.start >= r.end)
 				continue;
-			flags = kpf_to_flags(c->page_kpf[i]);
-			mapcount = (long)c->page_kpc[i];
-			if (c->page_kind[i] == PM_PAGE_RACED ||
-			    entry_pfn(c->pm_again[i]) != entry_pfn(c->pm[i])) {
-				flags = 0;
-				unknown |= PM_FOLIO_LETTERS;
-				mapcount = PMAPS_MAPCOUNT_UNKNOWN;
-			}
-			if (add_page(v, &cap, base + done + i, flags, unknown,
-				     mapcount))
-				return fail(c, "out of memory");
+			if (prev && prev->end == r.start &&
+			    prev->categories == r.categories)
+				prev->end = r.end;
+			else
+				c->regs[c->nr_regs++] = r;
 		}
-		done += n;
+		/* a vector not filled: the walk reached end */
+		if (n < SCAN_VEC)
+			break;
+		next = arg.walk_end;
+		if (c->nr_regs && c->regs[c->nr_regs - 1].end > next)
+			next = c->regs[c->nr_regs - 1].end;
+		if (next <= arg.start)
+			break;
+		arg.start = next;
+	}
+	return 0;
+}
+
+/*
+ * Spans from the scanned regions: the present pages, except those of the
+ * shared zero page, which is never listed.  Swapped pages are counted for
+ * their VMA.
+ */
+static int spans_from_regions(struct pm_ctx *c, struct pmaps_map *out)
+{
+	size_t r, vi = 0;
+
+	for (r = 0; r < c->nr_regs; r++) {
+		const struct page_region *g = &c->regs[r];
+		uint64_t a = g->start;
+
+		if (g->categories & PAGE_IS_PFNZERO)
+			continue;
+		if (g->categories & PAGE_IS_PRESENT) {
+			if (add_span(c, g->start / c->psize,
+				     (g->end - g->start) / c->psize))
+				return -1;
+			continue;
+		}
+		while (a < g->end) {
+			struct pmaps_vma *v;
+			uint64_t lo, hi;
+
+			while (vi < out->nr_vmas && out->vmas[vi].end <= a)
+				vi++;
+			if (vi == out->nr_vmas || out->vmas[vi].start >= g->end)
+				break;
+			v = &out->vmas[vi];
+			lo = a > v->start ? a : v->start;
+			hi = g->end < v->end ? g->end : v->end;
+			v->swapped += (long long)((hi - lo) / c->psize);
+			a = hi;
+		}
+	}
+	return 0;
+}
+
+/* What pagemap entry i of the batch lists: see enum pm_page. */
+static int classify(struct pm_ctx *c, size_t i, size_t n)
+{
+	uint64_t e = c->pm[i], pfn, kpf;
+	int raced;
+
+	if (!(e & PM_PRESENT))
+		return PM_PAGE_NONE;
+	pfn = e & PM_PFN_MASK;
+	if (!pfn)
+		c->zero_pfns++;
+	else
+		c->pfns++;
+	if (!pfn || c->kpf_fd < 0)
+		return PM_PAGE_BLIND;
+	if (pfn < c->win_start || pfn - c->win_start >= c->win_len) {
+		if (fill_window(c, i, n))
+			return -1;
+	}
+	kpf = c->kpf[pfn - c->win_start];
+	if (kpf & KPF_NOT_LISTED)
+		return PM_PAGE_NONE;
+	/*
+	 * A small folio that pagemap reports mapped exclusively has mapcount
+	 * 1, whether the kernel keeps per-page mapcounts or not: its
+	 * kpagecount need not be read, which halves the cost of private
+	 * memory.  Large folios have theirs read.
+	 */
+	if ((e & PMAPS_PM_EXCLUSIVE) &&
+	    !(kpf & ((1ULL << KPF_COMPOUND_HEAD) |
+		     (1ULL << KPF_COMPOUND_TAIL)))) {
+		c->page_kpc[i] = 1;
+	} else {
+		if (window_counts(c))
+			return -1;
+		c->page_kpc[i] = c->kpc[pfn - c->win_start];
+	}
+	raced = 0;
+	if (kpf & (1ULL << KPF_COMPOUND_TAIL)) {
+		raced = head_flags(c, pfn, &kpf);
+		if (raced < 0)
+			return -1;
+	}
+	c->page_kpf[i] = kpf;
+	return raced ? PM_PAGE_RACED : PM_PAGE_KNOWN;
+}
+
+/*
+ * Whether PAGEMAP_SCAN found the page at addr present, and not the zero
+ * page.  Spans read across the gaps between regions; what the gaps hold
+ * is not listed.  Addresses come in ascending order.
+ */
+static int scanned_present(struct pm_ctx *c, uint64_t addr)
+{
+	const struct page_region *g;
+
+	while (c->reg_at < c->nr_regs && c->regs[c->reg_at].end <= addr)
+		c->reg_at++;
+	if (c->reg_at == c->nr_regs)
+		return 0;
+	g = &c->regs[c->reg_at];
+	return g->start <= addr &&
+	       (g->categories & (PAGE_IS_PRESENT | PAGE_IS_PFNZERO)) ==
+	       PAGE_IS_PRESENT;
+}
+
+/* The VMA holding addr; addresses come in ascending order. */
+static struct pmaps_vma *vma_of(struct pm_ctx *c, uint64_t addr)
+{
+	struct pmaps_map *out = c->out;
+
+	while (c->vma_at < out->nr_vmas && out->vmas[c->vma_at].end <= addr)
+		c->vma_at++;
+	if (c->vma_at == out->nr_vmas || out->vmas[c->vma_at].start > addr)
+		return NULL;
+	return &out->vmas[c->vma_at];
+}
+
+/* Add page vpn, with what entry i of the batch says of it, to its VMA. */
+static int place_page(struct pm_ctx *c, uint64_t vpn, size_t i)
+{
+	struct pmaps_vma *v = vma_of(c, vpn * c->psize);
+	unsigned int unknown = PMAPS_PAGEMAP_UNKNOWN, flags = 0;
+	unsigned long long idx;
+	long mapcount;
+
+	if (!v)
+		return 0;
+	/* file pages are counted from the mapping's file offset */
+	idx = v->inode ? v->offset / c->psize + vpn - v->start / c->psize :
+	      vpn;
+	if (c->page_kind[i] == PM_PAGE_BLIND) {
+		/* pagemap alone: whether the page is mapped only here */
+		unknown = PM_ALL_LETTERS;
+		mapcount = c->pm[i] & PMAPS_PM_EXCLUSIVE ? 1 :
+			   PMAPS_MAPCOUNT_UNKNOWN;
+	} else if (c->page_kind[i] == PM_PAGE_KNOWN &&
+		   entry_pfn(c->pm_again[i]) == entry_pfn(c->pm[i])) {
+		flags = kpf_to_flags(c->page_kpf[i]);
+		mapcount = (long)c->page_kpc[i];
+	} else {
+		/* split or freed, or moved, unmapped or replaced since */
+		unknown |= PM_FOLIO_LETTERS;
+		mapcount = PMAPS_MAPCOUNT_UNKNOWN;
+	}
+	if (add_page(v, &c->range_cap[v - c->out->vmas], idx, flags, unknown,
+		     mapcount))
+		return fail(c, "out of memory");
+	return 0;
+}
+
+static int read_span(struct pm_ctx *c, const struct span *sp)
+{
+	size_t n = sp->n, i, lo = n, hi = 0, known_lo = n, known_hi = 0;
+	char path[64];
+	ssize_t got;
+
+	got = pread_full(c->pm_fd, c->pm, n * 8, (off_t)(sp->vpn * 8));
+	if (got < 0) {
+		snprintf(path, sizeof(path), "/proc/%d/pagemap", c->pid);
+		return fail_errno(c, "read", path, errno);
+	}
+	/* short read: the rest is not mapped (any more) */
+	memset((char *)c->pm + got, 0, n * 8 - (size_t)got);
+	/* page flags read for an earlier span may be stale by now */
+	c->win_len = 0;
+
+	for (i = 0; i < n; i++) {
+		int kind = PM_PAGE_NONE;
+
+		if (!c->scanned || scanned_present(c, (sp->vpn + i) * c->psize))
+			kind = classify(c, i, n);
+		if (kind < 0)
+			return -1;
+		c->page_kind[i] = (unsigned char)kind;
+		if (kind == PM_PAGE_NONE)
+			continue;
+		if (i < lo)
+			lo = i;
+		hi = i + 1;
+		if (kind == PM_PAGE_BLIND)
+			continue;
+		if (i < known_lo)
+			known_lo = i;
+		known_hi = i + 1;
+	}
+	/*
+	 * A page whose entry changed since its flags were read (moved,
+	 * unmapped, replaced) has them from another page: '?' for it.  Only
+	 * the part that has such pages is read again.
+	 */
+	if (known_lo < known_hi) {
+		size_t len = (known_hi - known_lo) * 8;
+
+		got = pread_full(c->pm_fd, c->pm_again + known_lo, len,
+				 (off_t)((sp->vpn + known_lo) * 8));
+		if (got < 0)
+			got = 0;
+		memset((char *)(c->pm_again + known_lo) + got, 0,
+		       len - (size_t)got);
+	}
+	for (i = lo; i < hi; i++) {
+		if (c->page_kind[i] != PM_PAGE_NONE &&
+		    place_page(c, sp->vpn + i, i))
+			return -1;
 	}
 	return 0;
 }
@@ -607,16 +861,72 @@ static int open_ro(struct pm_ctx *c, const char *path, int *fd)
 	return 0;
 }
 
-int pmaps_from_pagemap(int pid, struct pmaps_map *out, char *err,
-		       size_t errlen)
+/*
+ * Without PAGEMAP_SCAN: every page of each VMA that smaps says has
+ * resident pages, and the swap counts of smaps.
+ */
+static int spans_from_smaps(struct pm_ctx *c, struct pmaps_map *out)
+{
+	struct smaps_scan s = { 0 };
+	size_t i;
+	int ret = -1;
+
+	if (list_vmas(c, "smaps", &s, out))
+		goto done;
+	for (i = 0; i < out->nr_vmas; i++) {
+		const struct pmaps_vma *v = &out->vmas[i];
+
+		out->vmas[i].swapped = (long long)(s.vma[i].swap_kb * 1024 /
+						   c->psize);
+		/* nothing resident, not even hugetlb: spare its pagemap */
+		if (s.vma[i].no_pages ||
+		    (!s.vma[i].rss_kb && !s.vma[i].hugetlb_kb))
+			continue;
+		if (add_span(c, v->start / c->psize,
+			     (v->end - v->start) / c->psize))
+			goto done;
+	}
+	ret = 0;
+done:
+	free(s.hdr);
+	free(s.vma);
+	return ret;
+}
+
+/* The VMAs from maps, and spans of the pages PAGEMAP_SCAN finds. */
+static int spans_from_scan(struct pm_ctx *c, struct pmaps_map *out)
+{
+	struct smaps_scan s = { 0 };
+	size_t i;
+	int ret;
+
+	ret = list_vmas(c, "maps", &s, out);
+	free(s.hdr);
+	free(s.vma);
+	if (ret)
+		return -1;
+	for (i = 0; i < out->nr_vmas; i++)
+		out->vmas[i].swapped = 0;
+	if (!out->nr_vmas)
+		return 0;
+	ret = scan_regions(c, out->vmas[0].start,
+			   out->vmas[out->nr_vmas - 1].end);
+	if (ret)
+		return ret;
+	return spans_from_regions(c, out);
+}
+
+int pmaps_from_pagemap_how(int pid, unsigned int avoid, struct pmaps_map *out,
+			   struct pmaps_pagemap_method *how, char *err,
+			   size_t errlen)
 {
 	struct pm_ctx c = {
 		.pid = pid, .pm_fd = -1, .kpf_fd = -1, .kpc_fd = -1,
-		.err = err, .errlen = errlen,
+		.err = err, .errlen = errlen, .out = out,
 	};
-	struct smaps_scan s = { 0 };
+	struct pmaps_pagemap_method used = { 0 };
 	char path[64];
-	int ret = -1;
+	int ret = -1, scanned = 1;
 	size_t i;
 
 	memset(out, 0, sizeof(*out));
@@ -624,16 +934,35 @@ int pmaps_from_pagemap(int pid, struct pmaps_map *out, char *err,
 		err[0] = '\0';
 	c.psize = pmaps_page_size();
 
-	/* the page flag files first: they are the ones that need root */
-	if (open_ro(&c, "/proc/kpageflags", &c.kpf_fd) ||
-	    open_ro(&c, "/proc/kpagecount", &c.kpc_fd))
-		goto out;
-	if (smaps_vmas(&c, &s, out))
-		goto out;
 	snprintf(path, sizeof(path), "/proc/%d/pagemap", pid);
 	if (open_ro(&c, path, &c.pm_fd))
 		goto out;
+	/* root's: without them, what pagemap alone says */
+	if (!(avoid & PMAPS_PM_NO_KPAGEFLAGS)) {
+		c.kpf_fd = open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);
+		c.kpc_fd = open("/proc/kpagecount", O_RDONLY | O_CLOEXEC);
+		if (c.kpf_fd < 0 || c.kpc_fd < 0) {
+			if (c.kpf_fd >= 0)
+				close(c.kpf_fd);
+			c.kpf_fd = -1;
+		}
+	}
+	if (!(avoid & PMAPS_PM_NO_SCAN))
+		scanned = spans_from_scan(&c, out);
+	if (scanned < 0)
+		goto out;
+	c.scanned = !scanned;
+	if (scanned) {
+		/* no PAGEMAP_SCAN: start again from smaps */
+		pmaps_map_free(out);
+		memset(out, 0, sizeof(*out));
+		c.nr_spans = 0;
+		if (spans_from_smaps(&c, out))
+			goto out;
+	}
 
+	c.range_cap = calloc(out->nr_vmas ? out->nr_vmas : 1,
+			     sizeof(*c.range_cap));
 	c.pm = malloc(PM_BATCH * sizeof(*c.pm));
 	c.pm_again = malloc(PM_BATCH * sizeof(*c.pm_again));
 	c.page_kpf = malloc(PM_BATCH * sizeof(*c.page_kpf));
@@ -641,32 +970,28 @@ int pmaps_from_pagemap(int pid, struct pmaps_map *out, char *err,
 	c.page_kind = malloc(PM_BATCH * sizeof(*c.page_kind));
 	c.kpf = malloc(KPF_WINDOW * sizeof(*c.kpf));
 	c.kpc = malloc(KPF_WINDOW * sizeof(*c.kpc));
-	if (!c.pm || !c.pm_again || !c.page_kpf || !c.page_kpc ||
-	    !c.page_kind || !c.kpf || !c.kpc) {
+	if (!c.range_cap || !c.pm || !c.pm_again || !c.page_kpf ||
+	    !c.page_kpc || !c.page_kind || !c.kpf || !c.kpc) {
 		fail(&c, "out of memory");
 		goto out;
 	}
-	for (i = 0; i < out->nr_vmas; i++) {
-		out->vmas[i].swapped = (long long)(s.vma[i].swap_kb * 1024 /
-						   c.psize);
-		/* nothing resident, not even hugetlb: spare its pagemap */
-		if (!s.vma[i].no_pages &&
-		    (s.vma[i].rss_kb || s.vma[i].hugetlb_kb) &&
-		    vma_pages(&c, &out->vmas[i]))
+	for (i = 0; i < c.nr_spans; i++)
+		if (read_span(&c, &c.spans[i]))
 			goto out;
-	}
+	used.scan = !scanned;
 	/* without CAP_SYS_ADMIN pagemap hides every PFN as 0 */
-	if (c.zero_pfns && !c.pfns) {
-		fail(&c, "%s: present pages read with PFN 0: root needed (CAP_SYS_ADMIN)",
-		     path);
-		goto out;
-	}
+	used.kpageflags = c.kpf_fd >= 0 && !c.zero_pfns;
 	ret = 0;
 out:
 	if (ret) {
 		pmaps_map_free(out);
 		memset(out, 0, sizeof(*out));
 	}
+	if (how)
+		*how = used;
+	free(c.regs);
+	free(c.spans);
+	free(c.range_cap);
 	free(c.pm);
 	free(c.pm_again);
 	free(c.page_kpf);
@@ -674,8 +999,6 @@ out:
 	free(c.page_kind);
 	free(c.kpf);
 	free(c.kpc);
-	free(s.hdr);
-	free(s.vma);
 	if (c.pm_fd >= 0)
 		close(c.pm_fd);
 	if (c.kpf_fd >= 0)
@@ -683,6 +1006,21 @@ out:
 	if (c.kpc_fd >= 0)
 		close(c.kpc_fd);
 	return ret;
+}
+
+int pmaps_from_pagemap(int pid, struct pmaps_map *out, char *err,
+		       size_t errlen)
+{
+	return pmaps_from_pagemap_how(pid, 0, out, NULL, err, errlen);
+}
+
+const char *pmaps_pagemap_method_name(const struct pmaps_pagemap_method *how)
+{
+	if (how->kpageflags)
+		return how->scan ? "PAGEMAP_SCAN, kpageflags" :
+		       "pagemap, kpageflags";
+	return how->scan ? "PAGEMAP_SCAN, without root" :
+	       "pagemap, without root";
 }
 
 int pmaps_pagemap_open(struct pmaps_pagemap *pm, int pid, char *err,

@@ -21,24 +21,34 @@
 
 /*
  * Fill *out with the VMAs and resident pages of process pid, as the module
- * would show them:
- *  - one VMA per /proc/PID/maps line, in order, header byte-for-byte (taken
- *    from the identical header lines of /proc/PID/smaps), fields filled by
- *    the libpmaps parser; the [vsyscall] gate VMA is left out;
- *  - VMAs whose smaps VmFlags has pf, io or ht (PFN map, I/O, hugetlb) get
- *    no ranges, nor do VMAs whose smaps Rss is 0 (nothing to read);
- *  - a page is listed when pagemap shows it present with a nonzero PFN and
- *    kpageflags has neither KPF_NOPAGE nor KPF_ZERO_PAGE;
- *  - R/A/U/D/W come from kpageflags, mapcount from kpagecount, Y and P are
- *    unknown (PMAPS_PAGEMAP_UNKNOWN); ranges are grouped as the format says.
+ * would show them, from what the reader may read:
+ *  - one VMA per /proc/PID/maps line, in order, header byte-for-byte,
+ *    fields filled by the libpmaps parser; the [vsyscall] gate VMA is left
+ *    out;
+ *  - PAGEMAP_SCAN (v6.7) finds the present and swapped pages, so holes cost
+ *    nothing, and gives each VMA's swapped pages.  Without it (ENOTTY) the
+ *    VMAs come from /proc/PID/smaps, whose Rss, hugetlb and VmFlags (pf, io)
+ *    say which VMAs to read whole, and whose Swap gives the swapped pages;
+ *  - a page is listed when pagemap shows it present and it is not the
+ *    shared zero page;
+ *  - with /proc/kpageflags and /proc/kpagecount readable and PFNs shown
+ *    (root), R/A/U/D/W come from kpageflags and the mapcount from
+ *    kpagecount; pages without a normal struct page (KPF_NOPAGE) and the
+ *    zero page are left out;
+ *  - otherwise (a reader without root, for processes it may read) pagemap
+ *    alone: every letter is '?', and the mapcount is 1 where pagemap says
+ *    PM_MMAP_EXCLUSIVE, '?' otherwise.  Without PAGEMAP_SCAN the zero page
+ *    cannot be told from others there and is listed;
+ *  - Y and P are always unknown (PMAPS_PAGEMAP_UNKNOWN); ranges are grouped
+ *    as the format says.
  * All line fields are 0 (there is no source text).
  *
  * The result is a snapshot only if pid is stopped; pages may change between
  * the reads otherwise.  A page whose folio was split or freed meanwhile (a
  * compound tail without its head), or whose pagemap entry changed by the
  * time its flags were read, is listed with '?' for R, A, U, D, W and the
- * mapcount, never as an error.  Needs root (CAP_SYS_ADMIN for PFNs, read
- * access to /proc/kpageflags and /proc/kpagecount).
+ * mapcount, never as an error.  Needs read access to /proc/PID/pagemap
+ * (the process's owner, or ptrace access).
  *
  * Return 0 on success.  On failure return -1, write a message naming the file
  * and the reason into err (when errlen > 0), and leave *out empty
@@ -46,6 +56,27 @@
  */
 int pmaps_from_pagemap(int pid, struct pmaps_map *out, char *err,
 		       size_t errlen);
+
+/* How pmaps_from_pagemap_how() built a model. */
+struct pmaps_pagemap_method {
+	int scan;		/* PAGEMAP_SCAN found the pages */
+	int kpageflags;		/* flags and mapcounts from /proc/kpage* */
+};
+
+/* Ways pmaps_from_pagemap_how() is not to take, to test the others. */
+#define PMAPS_PM_NO_SCAN	1u	/* as on kernels before v6.7 */
+#define PMAPS_PM_NO_KPAGEFLAGS	2u	/* as for a reader without root */
+
+/*
+ * pmaps_from_pagemap(), avoiding the ways in avoid, and saying in *how
+ * (if not NULL) which it took.
+ */
+int pmaps_from_pagemap_how(int pid, unsigned int avoid, struct pmaps_map *out,
+			   struct pmaps_pagemap_method *how, char *err,
+			   size_t errlen);
+
+/* "PAGEMAP_SCAN, kpageflags", "pagemap, without root", ...: for headers. */
+const char *pmaps_pagemap_method_name(const struct pmaps_pagemap_method *how);
 
 /* What /proc/PID/smaps says of one VMA; sizes in kB, as smaps prints them. */
 struct pmaps_smaps_vma {
