@@ -33,11 +33,19 @@ struct pmaps_doc {
 	char label[80];		/* "1234 (nginx)" or the file name */
 	int pid;		/* 0 for files */
 	enum pmaps_source source; /* the one that was used */
+	char how[64];		/* how the pagemap source read it, or "" */
 	char *text;		/* the text as read; for the pagemap source,
 				 * the model printed in the same format */
 	size_t text_len;
 	struct pmaps_map map;
 };
+
+/*
+ * The source for a view's header: its name, and for the pagemap source how
+ * it read ("pagemap (PAGEMAP_SCAN, without root)").
+ */
+const char *pmaps_doc_source(const struct pmaps_doc *doc, char *buf,
+			     size_t len);
 
 /* Exit statuses, also returned by the loaders. */
 enum pmaps_status {

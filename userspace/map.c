@@ -549,9 +549,10 @@ static size_t escape_name(char *buf, size_t len, const char *s)
 static void doc_title(const struct pmaps_doc *doc, char *buf, size_t len)
 {
 	size_t n = escape_name(buf, len, doc->label);
+	char source[128];
 
 	snprintf(buf + n, len - n, ": source %s",
-		 pmaps_source_name(doc->source));
+		 pmaps_doc_source(doc, source, sizeof(source)));
 }
 
 /* "START-END PERMS NAME  N pages[, N a character][, ...]" */

@@ -166,15 +166,16 @@ static void try_text(const char *path, enum pmaps_source src,
 static void try_pagemap(int pid, struct pmaps_doc *doc, struct attempt *a)
 {
 	char msg[sizeof(a->why) - 128];
+	struct pmaps_pagemap_method how;
 
 	a->status = PMAPS_ERR_TARGET;
-	if (pmaps_from_pagemap(pid, &doc->map, msg, sizeof(msg))) {
-		/* The library hints "needs root"; say how to get it. */
-		say(a->why, sizeof(a->why), "%s%s", msg,
-		    geteuid() ? "; run as root (sudo pmaps), or load the module to read your own processes without root" :
-		    "");
+	if (pmaps_from_pagemap_how(pid, 0, &doc->map, &how, msg,
+				   sizeof(msg))) {
+		say(a->why, sizeof(a->why), "%s", msg);
 		return;
 	}
+	snprintf(doc->how, sizeof(doc->how), "%s",
+		 pmaps_pagemap_method_name(&how));
 	/* The same text as the other sources, so --raw works alike. */
 	if (pmaps_map_to_text(&doc->map, &doc->text, &doc->text_len)) {
 		say(a->why, sizeof(a->why), "pagemap: out of memory");
@@ -182,6 +183,15 @@ static void try_pagemap(int pid, struct pmaps_doc *doc, struct attempt *a)
 	}
 	doc->source = PMAPS_SRC_PAGEMAP;
 	a->status = PMAPS_OK;
+}
+
+const char *pmaps_doc_source(const struct pmaps_doc *doc, char *buf,
+			     size_t len)
+{
+	if (!doc->how[0])
+		return pmaps_source_name(doc->source);
+	say(buf, len, "%s (%s)", pmaps_source_name(doc->source), doc->how);
+	return buf;
 }
 
 /* Start again from nothing after a failed source. */

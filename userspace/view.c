@@ -547,11 +547,12 @@ static int pm_entry(struct vctx *c, unsigned long long addr,
 static void title(struct vctx *c)
 {
 	struct ob *o = c->o;
+	char source[128];
 
 	ob_sgr(o, c->color, SGR_BOLD);
 	ob_name(o, c->doc->label);
 	ob_str(o, ": source ");
-	ob_str(o, pmaps_source_name(c->doc->source));
+	ob_str(o, pmaps_doc_source(c->doc, source, sizeof(source)));
 	ob_sgr(o, c->color, SGR_RESET);
 	ob_ch(o, '\n');
 }

@@ -560,6 +560,7 @@ static void changed_list(const struct watch *w, FILE *out)
 
 static void draw_frame(struct watch *w, FILE *out)
 {
+	char source[128];
 	struct totals t;
 
 	count_totals(&w->now.map, &t);
@@ -579,7 +580,8 @@ static void draw_frame(struct watch *w, FILE *out)
 	} else {
 		fputs(w->color ? "\033[1m" : "", out);
 		put_name(out, w->now.label);
-		fprintf(out, ": source %s%s\n", pmaps_source_name(w->now.source),
+		fprintf(out, ": source %s%s\n",
+			pmaps_doc_source(&w->now, source, sizeof(source)),
 			w->color ? "\033[0m" : "");
 		text_view(w, out);
 	}

@@ -449,7 +449,7 @@ else
 
 	kernel_why="/proc/$target_pid/pmaps: No such file or directory (this kernel lacks the pmaps patches)"
 	module_why="/proc/pmaps_ext/$target_pid: No such file or directory (module not loaded: sudo modprobe pmaps_ext, or sudo make load in its source tree)"
-	pagemap_why="open /proc/kpageflags: Permission denied (needs root); run as root (sudo pmaps), or load the module to read your own processes without root"
+	pagemap_why="open /proc/$target_pid/pagemap: Permission denied (needs root, or ptrace access to the process)"
 	if [ -e /proc/self/pmaps ]; then
 		skip source_kernel_missing "/proc/PID/pmaps exists here"
 	else
