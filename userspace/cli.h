@@ -19,7 +19,7 @@ enum pmaps_source {
 	PMAPS_SRC_AUTO,		/* the first of the three below that works */
 	PMAPS_SRC_KERNEL,	/* /proc/PID/pmaps, from the patch series */
 	PMAPS_SRC_MODULE,	/* /proc/pmaps_ext/PID, from the module */
-	PMAPS_SRC_PAGEMAP,	/* built from pagemap + kpageflags (root) */
+	PMAPS_SRC_PAGEMAP,	/* built from pagemap (+ kpageflags as root) */
 	PMAPS_SRC_FILE,		/* a saved document, or "-" for stdin */
 };
 

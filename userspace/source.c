@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Where a pmaps document comes from: the patched kernel's /proc/PID/pmaps,
- * the module's /proc/pmaps_ext/PID, the pagemap model (root), or a file.
+ * the module's /proc/pmaps_ext/PID, the pagemap model, or a file.
  *
  * Every failure ends in a message for the user that says which file failed,
  * why, and what would work instead, because "Permission denied" alone does
