@@ -11,7 +11,11 @@
 #      plus a 64 MiB file mapping read whole), and whether pmaps is at least
 #      as fast.
 # Each time is the median of RUNS (default 5) runs, the two commands of a
-# pair interleaved so that both see the same machine load.  If hyperfine
+# pair interleaved so that both see the same machine load.  The helper
+# below times each run from fork() to waitpid() with CLOCK_MONOTONIC:
+# timing between two date(1) processes added their fork and exec, 1 to
+# 8 ms a run here, to both sides, which drowned any command of a few
+# milliseconds.  If hyperfine
 # (and jq, to read its results) is installed it does the timing instead,
 # running each command's RUNS back to back after a warm-up.
 #
@@ -44,6 +48,8 @@ cat > "$bench/helper.c" <<'EOF'
  * helper gen N:         a pmaps document of N range lines on stdout
  * helper target FILE:   256 MiB anon, every other page written, FILE
  *                       mapped and read; prints "ready", then sleeps
+ * helper time CMD ARG...: runs CMD with stdout on /dev/null and prints
+ *                       its wall time in nanoseconds; fails if CMD does
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -52,6 +58,8 @@ cat > "$bench/helper.c" <<'EOF'
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char *const flags[] = {
@@ -113,13 +121,45 @@ static int target(const char *path)
 	return sum;
 }
 
+static int timed(char **argv)
+{
+	struct timespec t0, t1;
+	int fd, status;
+	pid_t pid;
+
+	fd = open("/dev/null", O_WRONLY);
+	if (fd < 0)
+		return 1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	pid = fork();
+	if (pid < 0)
+		return 1;
+	if (pid == 0) {
+		dup2(fd, STDOUT_FILENO);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		return 1;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		fprintf(stderr, "helper: %s failed\n", argv[0]);
+		return 1;
+	}
+	printf("%lld\n", (long long)(t1.tv_sec - t0.tv_sec) * 1000000000LL +
+	       (t1.tv_nsec - t0.tv_nsec));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "gen"))
 		return gen(strtoul(argv[2], NULL, 10));
 	if (argc == 3 && !strcmp(argv[1], "target"))
 		return target(argv[2]);
-	fprintf(stderr, "usage: helper gen N | helper target FILE\n");
+	if (argc >= 3 && !strcmp(argv[1], "time"))
+		return timed(argv + 2);
+	fprintf(stderr, "usage: helper gen N | helper target FILE | helper time CMD...\n");
 	return 2;
 }
 EOF
@@ -142,14 +182,8 @@ fi
 echo "# page-types: $pt/page-types (linux-source-6.12)"
 
 # ---- timing ----
-now() { date +%s%N; }
 # time_ns CMD...: nanoseconds of one run, output to /dev/null
-time_ns() {
-	t0=$(now)
-	"$@" > /dev/null
-	t1=$(now)
-	echo $((t1 - t0))
-}
+time_ns() { "$helper" time "$@"; }
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 # measure CMD [CMD2]: median nanoseconds of each into $med1 and $med2,
 # the commands interleaved run by run.  Commands are split on blanks.
