@@ -36,6 +36,19 @@ FILENAME ~ /userspace\.txt$/ {
 		n = split($0, word, " ")
 		userspace_rate = word[n - 1]
 	}
+	# (c) and on: "(c) WORKLOAD: pmaps T, cat smaps T; ratio R, target
+	# Nx: met", or "(c) WORKLOAD: not measured (WHY); target Nx cat smaps"
+	if ($0 ~ /^\([c-z]\) / && $0 ~ /target [0-9.]+x/) {
+		nh++
+		host_what[nh] = substr($0, 5)
+		sub(/: .*/, "", host_what[nh])
+		match($0, /target [0-9.]+x/)
+		host_limit[nh] = substr($0, RSTART + 7, RLENGTH - 8)
+		if (match($0, /ratio [0-9.]+,/)) {
+			host_ratio[nh] = substr($0, RSTART + 6, RLENGTH - 7)
+			host_met[nh] = $0 ~ /: met$/
+		}
+	}
 	next
 }
 
@@ -123,6 +136,17 @@ END {
 	if (userspace_rate != "")
 		printf "userspace: pmaps parse + view %.2fM range lines/s (target >= 1M): %s\n",
 		       userspace_rate / 1e6, verdict(userspace_rate >= 1e6)
+	# Host timings: the verdict is userspace.sh's, made from the
+	# unrounded times.
+	for (h = 1; h <= nh; h++) {
+		if (h in host_ratio)
+			printf "userspace %s: pmaps --source=pagemap <= %s x cat smaps: %s x: %s\n",
+			       host_what[h], host_limit[h], host_ratio[h],
+			       verdict(host_met[h])
+		else
+			printf "userspace %s: pmaps --source=pagemap <= %s x cat smaps: not measured\n",
+			       host_what[h], host_limit[h]
+	}
 	for (w = 1; w <= nw; w++)
 		printf "workload %s: %s\n", worder[w], what[worder[w]]
 }

@@ -9,7 +9,19 @@
 #  (b) pmaps --source=pagemap PID against page-types -p PID -l -M on the
 #      same process (256 MiB anonymous memory with every other page written,
 #      plus a 64 MiB file mapping read whole), and whether pmaps is at least
-#      as fast.
+#      as fast;
+#  (c) to (e): pmaps --source=pagemap --color=never PID against
+#      cat /proc/PID/smaps on the same process, each a process of its own
+#      started for the pair and killed after it, with the ratio of the two
+#      and whether it is within the issue's target:
+#      (c) 1 TiB reserved (MAP_NORESERVE), its first, middle and last page
+#          written, in 4 KiB pages: within 5 x;
+#      (d) 20,000 VMAs of 2 pages, the first page of each written,
+#          alternately read-write and read-only so that none merge (the
+#          script checks /proc/PID/maps has 20,000 lines): within 2 x;
+#      (e) 4 GiB anonymous, every page written, MADV_HUGEPAGE: within 3 x.
+#      Each is followed by a line with what pmaps printed and the target's
+#      VMAs, Rss and AnonHugePages, to tell what was timed.
 # Each time is the median of RUNS (default 5) runs, the two commands of a
 # pair interleaved so that both see the same machine load.  The helper
 # below times each run from fork() to waitpid() with CLOCK_MONOTONIC:
@@ -19,7 +31,9 @@
 # (and jq, to read its results) is installed it does the timing instead,
 # running each command's RUNS back to back after a warm-up.
 #
-# Needs root (pagemap PFNs, /proc/kpageflags).  page-types is built from
+# Needs root (pagemap PFNs, /proc/kpageflags), and about 5 GiB of free
+# memory for (e).  make bench runs it after the guests; make bench-host
+# runs only this.  page-types is built from
 # tools/mm of the linux-source-6.12 tarball (tests/linux-source.sh) into
 # $BUILD/page-types; nothing of it is kept in the tree.
 #
@@ -48,6 +62,12 @@ cat > "$bench/helper.c" <<'EOF'
  * helper gen N:         a pmaps document of N range lines on stdout
  * helper target FILE:   256 MiB anon, every other page written, FILE
  *                       mapped and read; prints "ready", then sleeps
+ * helper sparse:        1 TiB MAP_NORESERVE anon, first, middle and last
+ *                       page written
+ * helper vmas:          20,000 two-page anon VMAs that cannot merge, the
+ *                       first page of each written
+ * helper dense:         4 GiB anon, MADV_HUGEPAGE, every page written
+ *                       (each of the three prints "ready", then sleeps)
  * helper time CMD ARG...: runs CMD with stdout on /dev/null and prints
  *                       its wall time in nanoseconds; fails if CMD does
  */
@@ -121,6 +141,67 @@ static int target(const char *path)
 	return sum;
 }
 
+static int ready(void)
+{
+	printf("ready\n");
+	fflush(stdout);
+	pause();
+	return 0;
+}
+
+static char *anon(size_t len, int flags)
+{
+	char *a = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | flags, -1, 0);
+
+	return a == MAP_FAILED ? NULL : a;
+}
+
+static int sparse(void)
+{
+	size_t ps = sysconf(_SC_PAGESIZE), len = (size_t)1 << 40;
+	char *a = anon(len, MAP_NORESERVE);
+
+	if (!a)
+		return 1;
+	/* three 4 KiB pages, not three huge ones where THP is "always" */
+	madvise(a, len, MADV_NOHUGEPAGE);
+	a[0] = 1;
+	a[len / 2] = 1;
+	a[len - ps] = 1;
+	return ready();
+}
+
+static int vmas(void)
+{
+	size_t ps = sysconf(_SC_PAGESIZE), n = 20000, i;
+	char *a = anon(2 * n * ps, 0);
+
+	if (!a)
+		return 1;
+	madvise(a, 2 * n * ps, MADV_NOHUGEPAGE);
+	for (i = 0; i < n; i++)
+		a[2 * i * ps] = 1;
+	/* neighbours differ in protection, so the kernel cannot merge them */
+	for (i = 1; i < n; i += 2)
+		if (mprotect(a + 2 * i * ps, 2 * ps, PROT_READ))
+			return 1;
+	return ready();
+}
+
+static int dense(void)
+{
+	size_t ps = sysconf(_SC_PAGESIZE), len = (size_t)4 << 30, i;
+	char *a = anon(len, 0);
+
+	if (!a)
+		return 1;
+	madvise(a, len, MADV_HUGEPAGE);
+	for (i = 0; i < len; i += ps)
+		a[i] = 1;
+	return ready();
+}
+
 static int timed(char **argv)
 {
 	struct timespec t0, t1;
@@ -157,9 +238,15 @@ int main(int argc, char **argv)
 		return gen(strtoul(argv[2], NULL, 10));
 	if (argc == 3 && !strcmp(argv[1], "target"))
 		return target(argv[2]);
+	if (argc == 2 && !strcmp(argv[1], "sparse"))
+		return sparse();
+	if (argc == 2 && !strcmp(argv[1], "vmas"))
+		return vmas();
+	if (argc == 2 && !strcmp(argv[1], "dense"))
+		return dense();
 	if (argc >= 3 && !strcmp(argv[1], "time"))
 		return timed(argv + 2);
-	fprintf(stderr, "usage: helper gen N | helper target FILE | helper time CMD...\n");
+	fprintf(stderr, "usage: helper gen N | helper target FILE | helper sparse|vmas|dense | helper time CMD...\n");
 	return 2;
 }
 EOF
@@ -214,7 +301,39 @@ measure() {
 	med1=$(median < "$bench/1.ns")
 	med2=$(median < "$bench/2.ns")
 }
-ms() { awk -v ns="$1" 'BEGIN { printf "%.1f ms", ns / 1e6 }'; }
+ms() {
+	awk -v ns="$1" 'BEGIN { printf (ns < 1e7 ? "%.2f ms" : "%.1f ms"), ns / 1e6 }'
+}
+
+# ---- target processes ----
+# One at a time: (e) alone needs 4 GiB.
+tpid=
+cleanup() { [ -z "$tpid" ] || kill "$tpid" 2>/dev/null || :; }
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+# start_target ARG...: "helper ARG..." in the background, until it prints
+# "ready"; its pid in $tpid
+start_target() {
+	out=$bench/target-$1.out
+	: > "$out"
+	"$helper" "$@" > "$out" &
+	tpid=$!
+	i=0
+	until grep -q ready "$out"; do
+		kill -0 "$tpid" 2>/dev/null || die "target $1 exited"
+		i=$((i + 1))
+		[ $i -lt 600 ] || die "target $1 did not get ready"
+		sleep 0.1
+	done
+}
+# stop_target: kill the last target and reap it, freeing its memory
+# before the next one starts
+stop_target() {
+	kill "$tpid" 2>/dev/null || :
+	wait "$tpid" 2>/dev/null || :
+	tpid=
+}
 
 # ---- (a) parse + default view ----
 doc=$bench/doc-$lines.txt
@@ -234,15 +353,7 @@ fi
 # ---- (b) pagemap source against page-types ----
 data=$bench/data.bin
 [ -s "$data" ] || dd if=/dev/urandom of="$data" bs=1M count=64 status=none
-"$helper" target "$data" > "$bench/target.out" &
-tpid=$!
-trap 'kill "$tpid" 2>/dev/null || true' EXIT INT TERM
-i=0
-until grep -q ready "$bench/target.out" 2>/dev/null; do
-	i=$((i + 1))
-	[ $i -lt 300 ] || die "target process did not get ready"
-	sleep 0.1
-done
+start_target target "$data"
 
 ptcmd="$pt/page-types -p $tpid -l -M"
 ptlines=$($ptcmd | wc -l)
@@ -262,3 +373,48 @@ else
 	measure "$ptcmd"
 	echo "(b) page-types -p PID -l -M: $(ms "$med1") median of $runs ($ptlines lines); pmaps side skipped"
 fi
+stop_target
+
+# ---- (c) to (e): pagemap source against cat smaps ----
+# host LABEL LIMIT MODE [VMAS]: pmaps --source=pagemap against cat smaps on
+# a "helper MODE" process; prints LABEL, both medians, their ratio and
+# whether pmaps is within LIMIT times cat smaps.  With VMAS, the target
+# must have at least that many lines in /proc/PID/maps.
+host() {
+	label=$1 limit=$2 mode=$3 min=${4:-0}
+	if [ -z "$pmaps" ]; then
+		echo "$label: not measured (no pmaps binary); target ${limit}x cat smaps"
+		return
+	fi
+	start_target "$mode"
+	nmaps=$(wc -l < "/proc/$tpid/maps")
+	err=$bench/pmaps-$mode.err
+	if [ "$nmaps" -lt "$min" ]; then
+		echo "$label: not measured (only $nmaps lines in /proc/PID/maps); target ${limit}x cat smaps"
+	elif ! "$pmaps" --source=pagemap --color=never "$tpid" \
+		> "$bench/pmaps-$mode.out" 2> "$err"; then
+		echo "$label: not measured (pmaps failed, see $err); target ${limit}x cat smaps"
+	else
+		measure "$pmaps --source=pagemap --color=never $tpid" \
+			"cat /proc/$tpid/smaps"
+		printf '%s: pmaps %s, cat smaps %s; %s\n' "$label" \
+			"$(ms "$med1")" "$(ms "$med2")" \
+			"$(awk -v a="$med1" -v b="$med2" -v t="$limit" 'BEGIN {
+				printf "ratio %.2f, target %sx: %s", a / b, t,
+				       (a <= t * b) ? "met" : "NOT met"
+			}')"
+		awk -v pid="$tpid" -v lines="$(wc -l < "$bench/pmaps-$mode.out")" \
+			-v maps="$nmaps" -v runs="$runs" '
+			/^Rss:/ { rss = $2 }
+			/^AnonHugePages:/ { thp = $2 }
+			END {
+				printf "    target %d: %d VMAs, Rss %d kB, AnonHugePages %d kB; pmaps printed %d lines; medians of %d\n",
+				       pid, maps, rss, thp, lines, runs
+			}' "/proc/$tpid/smaps_rollup"
+	fi
+	rm -f "$bench/pmaps-$mode.out"
+	stop_target
+}
+host "(c) 1 TiB sparse, 3 pages written" 5 sparse
+host "(d) 20,000 VMAs, 2 pages each, 1 written" 2 vmas 20000
+host "(e) 4 GiB dense, every page written" 3 dense
