@@ -12,12 +12,14 @@
 # make fuzz            fuzz the parser for FUZZ_SECONDS (default 600)
 # make bench           readers side by side in QEMU guests, as ratios, plus
 #                      userspace throughput (results in build/bench/results)
+# make bench-host      only the host part of make bench, no guests (root):
+#                      tests/bench/userspace.sh (PMAPS=, RUNS=)
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 MOUNT_POINT := /proc/pmaps_ext
 
 .PHONY: all modules clean load unload check demo style modules_install \
-	pmaps install kernel-check fuzz bench
+	pmaps install kernel-check fuzz bench bench-host
 
 all: modules
 
@@ -71,3 +73,6 @@ fuzz:
 
 bench:
 	tests/bench/run.sh
+
+bench-host:
+	tests/bench/userspace.sh
