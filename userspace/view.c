@@ -11,6 +11,11 @@
  * '?', swap of kernel text) is "-", never 0.  Sizes are powers of 1024
  * with one decimal, rounded.
  *
+ * THP and hugetlb pages and VMA page sizes are not in the text format:
+ * for a live process, --summary (Huge, PageSize), --pages ("thp",
+ * "hugetlb 2048kB") and --json read them at view time (hugepage.h); a
+ * document from a file shows "-", no mark, null.
+ *
  * JSON (--json), schema "pmaps/2", also in Documentation/pmaps-json.rst.
  * One document for the whole run:
  *
@@ -28,6 +33,12 @@
  *        "inode": 13,
  *        "name": "/bin/demo",		"" for anonymous memory
  *        "swapped": 0,			pages in swap; null when unknown
+ *        "page_size": 4096,		bytes, read from the live process
+ *					at view time; null for a file or
+ *					when it cannot be read
+ *        "huge": 0,			pages (of the base size, as count)
+ *					in PMD-mapped THPs or hugetlb pages,
+ *					read as page_size; null likewise
  *        "ranges": [
  *         {"index": 0,			as in the text format
  *          "count": 1,
@@ -56,6 +67,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "hugepage.h"
 #include "pagemap.h"
 
 #define OB_SIZE		65536
@@ -437,6 +449,12 @@ struct vctx {
 	struct pmaps_pagemap pm;
 	int have_pm;		/* pm is open */
 	char pm_err[256];	/* why not */
+	/* THP and hugetlb pages of a live process, read at view time */
+	struct pmaps_huge hg;
+	int hg_state;		/* 0: not opened yet, 1: open, -1: failed */
+	char hg_err[256];	/* why the last read failed */
+	struct pmaps_huge_vma hv;	/* of the VMA being shown */
+	size_t hv_cursor;
 };
 
 static void ctx_init(struct vctx *c, struct ob *o,
@@ -480,6 +498,10 @@ static void ctx_init(struct vctx *c, struct ob *o,
 
 static void ctx_fini(struct vctx *c)
 {
+	if (c->hg_state > 0)
+		pmaps_huge_close(&c->hg);
+	c->hg_state = 0;
+	pmaps_huge_vma_free(&c->hv);
 	if (c->have_pm)
 		pmaps_pagemap_close(&c->pm);
 	free(c->ent);
@@ -540,6 +562,36 @@ static int pm_entry(struct vctx *c, unsigned long long addr,
 	c->ent_n = (size_t)n;
 	*e = c->ent[0];
 	return 0;
+}
+
+/*
+ * The THP and hugetlb pages of [start, end) of the document's process
+ * into c->hv, clipped to --range; 0, or -1 when they are not known (a
+ * file, or not readable: why in c->hg_err).
+ */
+static int huge_vma(struct vctx *c, unsigned long long start,
+		    unsigned long long end)
+{
+	pmaps_huge_vma_free(&c->hv);
+	c->hv_cursor = 0;
+	if (c->doc->pid <= 0) {
+		snprintf(c->hg_err, sizeof(c->hg_err), "not a process");
+		return -1;
+	}
+	if (!c->hg_state)
+		c->hg_state = pmaps_huge_open(&c->hg, c->doc->pid, 0,
+					      c->hg_err, sizeof(c->hg_err)) ?
+			      -1 : 1;
+	if (c->hg_state < 0)
+		return -1;
+	if (c->opts->has_range && c->opts->lo < end && c->opts->hi > start) {
+		start = start > c->opts->lo ? start : c->opts->lo;
+		end = end < c->opts->hi ? end : c->opts->hi;
+		start -= start % c->psize;
+		end += (c->psize - end % c->psize) % c->psize;
+	}
+	return pmaps_huge_read(&c->hg, start, end, &c->hv, c->hg_err,
+			       sizeof(c->hg_err));
 }
 
 /* ---- shared pieces of the text views ---- */
@@ -767,7 +819,25 @@ static const char *const summary_cols[C_NR] = {
 	"Writeback", "Shared", "Swapped",
 };
 
-static void summary_row(struct vctx *c, const struct counts *n, size_t w)
+/* A KiB column: the value, or "-" when not known. */
+static void summary_kib(struct ob *o, int known, unsigned long long kib,
+			size_t w)
+{
+	ob_ch(o, ' ');
+	if (known) {
+		ob_udec_w(o, kib, w);
+	} else {
+		ob_spaces(o, w - 1);
+		ob_ch(o, '-');
+	}
+}
+
+/*
+ * The counts, then Huge (KiB in THP or hugetlb pages) and PageSize (KiB),
+ * read from the live process; huge_kib or page_kib -1: "-".
+ */
+static void summary_row(struct vctx *c, const struct counts *n, size_t w,
+			long long huge_kib, long long page_kib)
 {
 	struct ob *o = c->o;
 	unsigned long long kib = c->psize / 1024;
@@ -775,15 +845,11 @@ static void summary_row(struct vctx *c, const struct counts *n, size_t w)
 
 	ob_ch(o, ' ');
 	ob_udec_w(o, n->mapped / 1024, w);
-	for (k = 0; k < C_NR; k++) {
-		ob_ch(o, ' ');
-		if (n->unknown & (1u << k)) {
-			ob_spaces(o, w - 1);
-			ob_ch(o, '-');
-		} else {
-			ob_udec_w(o, n->pages[k] * kib, w);
-		}
-	}
+	for (k = 0; k < C_NR; k++)
+		summary_kib(o, !(n->unknown & (1u << k)), n->pages[k] * kib,
+			    w);
+	summary_kib(o, huge_kib >= 0, (unsigned long long)huge_kib, w);
+	summary_kib(o, page_kib >= 0, (unsigned long long)page_kib, w);
 }
 
 static void view_summary(struct vctx *c)
@@ -793,8 +859,9 @@ static void view_summary(struct vctx *c)
 	struct ob *o = c->o;
 	size_t i, aw = 2 * (size_t)c->aw + 1, w = 10;
 	unsigned long long mapped = 0;
+	long long huge_total = 0;
 	char digits[24];
-	int k;
+	int k, huge_failed = 0;
 
 	/* the widest number is the total size: every column fits it */
 	for (i = 0; i < m->nr_vmas; i++)
@@ -810,20 +877,32 @@ static void view_summary(struct vctx *c)
 	ob_fmt(o, "%*s", (int)w, "Kbytes");
 	for (k = 0; k < C_NR; k++)
 		ob_fmt(o, " %*s", (int)w, summary_cols[k]);
+	ob_fmt(o, " %*s %*s", (int)w, "Huge", (int)w, "PageSize");
 	ob_str(o, " Mapping");
 	ob_sgr(o, c->color, SGR_RESET);
 	ob_ch(o, '\n');
 	for (i = 0; i < m->nr_vmas; i++) {
 		const struct pmaps_vma *v = &m->vmas[i];
 		struct counts vc = { 0 };
+		long long huge = -1, page = -1;
 
 		count_vma(&vc, v);
+		if (!huge_vma(c, v->start, v->end)) {
+			huge = (long long)(c->hv.huge_bytes / 1024);
+			page = (long long)(c->hv.page_size / 1024);
+		} else {
+			huge_failed = c->doc->pid > 0;
+		}
+		if (huge < 0 || huge_total < 0)
+			huge_total = -1;
+		else
+			huge_total += huge;
 		ob_hex(o, v->start, c->aw);
 		ob_ch(o, '-');
 		ob_hex(o, v->end, c->aw);
 		ob_ch(o, ' ');
 		ob_mem(o, v->perms, 4);
-		summary_row(c, &vc, w);
+		summary_row(c, &vc, w, huge, page);
 		ob_ch(o, ' ');
 		if (v->name[0])
 			ob_name(o, v->name);
@@ -835,9 +914,15 @@ static void view_summary(struct vctx *c)
 	ob_sgr(o, c->color, SGR_BOLD);
 	ob_str(o, "total KiB");
 	ob_spaces(o, aw + 5 - 9);
-	summary_row(c, &total, w);
+	/* no VMA, no process read: nothing known */
+	if (!m->nr_vmas && c->doc->pid <= 0)
+		huge_total = -1;
+	summary_row(c, &total, w, huge_total, -1);
 	ob_sgr(o, c->color, SGR_RESET);
 	ob_ch(o, '\n');
+	if (huge_failed)
+		ob_fmt(o, "(Huge and PageSize of %d not known: %s)\n",
+		       c->doc->pid, c->hg_err);
 }
 
 /* ---- HISTOGRAM ---- */
@@ -979,6 +1064,20 @@ static void put_pm_bits(struct ob *o, uint64_t e)
 		ob_str(o, " exclusive");
 }
 
+/* " thp" or " hugetlb 2048kB" for a page in a huge page of c->hv */
+static void put_huge(struct vctx *c, unsigned long long addr)
+{
+	const struct pmaps_huge_region *r;
+
+	r = pmaps_huge_find(&c->hv, addr, &c->hv_cursor);
+	if (!r)
+		return;
+	if (r->kind == PMAPS_HUGE_HUGETLB)
+		ob_fmt(c->o, " hugetlb %llukB", c->hv.page_size / 1024);
+	else
+		ob_str(c->o, " thp");
+}
+
 static void flush_not_present(struct vctx *c, unsigned long long *pending)
 {
 	if (!*pending)
@@ -1020,6 +1119,7 @@ static void page_line(struct vctx *c, unsigned long long addr,
 	}
 	if (have_e)
 		put_pm_bits(o, e);
+	put_huge(c, addr);
 	ob_ch(o, '\n');
 }
 
@@ -1079,6 +1179,11 @@ static void pages_vma(struct vctx *c, const struct pmaps_vma *v)
 		end = end < c->opts->hi ? end : c->opts->hi;
 	}
 	vma_header(c, v);
+	/* live processes only; an open that failed was said at the top */
+	if (c->doc->pid > 0 && c->hg_state >= 0 &&
+	    huge_vma(c, v->start, v->end))
+		ob_fmt(c->o, "  (huge pages not known: %s; no thp or hugetlb marks)\n",
+		       c->hg_err);
 	for (j = 0; j < v->nr_ranges; j++) {
 		const struct pmaps_range *r = &v->ranges[j];
 		unsigned long long ra = pmaps_range_addr(v, r);
@@ -1111,6 +1216,14 @@ static void view_pages(struct vctx *c)
 	if (c->doc->pid > 0 && !ctx_open_pagemap(c))
 		ob_fmt(c->o, "(pagemap of %d not readable: %s; swap entries and soft-dirty not shown)\n",
 		       c->doc->pid, c->pm_err);
+	if (c->doc->pid > 0) {
+		c->hg_state = pmaps_huge_open(&c->hg, c->doc->pid, 0,
+					      c->hg_err,
+					      sizeof(c->hg_err)) ? -1 : 1;
+		if (c->hg_state < 0)
+			ob_fmt(c->o, "(huge pages of %d not known: %s; no thp or hugetlb marks)\n",
+			       c->doc->pid, c->hg_err);
+	}
 	for (i = 0; i < m->nr_vmas; i++)
 		pages_vma(c, &m->vmas[i]);
 }
@@ -1271,9 +1384,11 @@ static void json_str(struct ob *o, const char *s)
 	ob_ch(o, '"');
 }
 
-static void json_doc(struct ob *o, const struct pmaps_doc *d)
+static void json_doc(struct vctx *c)
 {
+	const struct pmaps_doc *d = c->doc;
 	const struct pmaps_map *m = &d->map;
+	struct ob *o = c->o;
 	size_t i, j;
 	char *p;
 
@@ -1297,6 +1412,11 @@ static void json_doc(struct ob *o, const struct pmaps_doc *d)
 			ob_str(o, ",\"swapped\":null");
 		else
 			ob_fmt(o, ",\"swapped\":%lld", v->swapped);
+		if (huge_vma(c, v->start, v->end))
+			ob_str(o, ",\"page_size\":null,\"huge\":null");
+		else
+			ob_fmt(o, ",\"page_size\":%llu,\"huge\":%llu",
+			       c->hv.page_size, c->hv.huge_bytes / c->psize);
 		ob_str(o, ",\"ranges\":[");
 		for (j = 0; j < v->nr_ranges; j++) {
 			const struct pmaps_range *r = &v->ranges[j];
@@ -1327,15 +1447,19 @@ static void json_doc(struct ob *o, const struct pmaps_doc *d)
 	ob_str(o, "]}");
 }
 
-static void view_json(struct ob *o, const struct pmaps_doc *docs, size_t nr)
+static void view_json(struct ob *o, const struct pmaps_view_opts *opts,
+		      const struct pmaps_doc *docs, size_t nr)
 {
+	struct vctx c;
 	size_t i;
 
 	ob_str(o, "{\"schema\":\"pmaps/2\",\"targets\":[");
 	for (i = 0; i < nr; i++) {
 		if (i)
 			ob_ch(o, ',');
-		json_doc(o, &docs[i]);
+		ctx_init(&c, o, opts, &docs[i]);
+		json_doc(&c);
+		ctx_fini(&c);
 	}
 	ob_str(o, "\n]}\n");
 }
@@ -1450,7 +1574,7 @@ int pmaps_view(FILE *out, const struct pmaps_view_opts *opts,
 
 	switch (opts->kind) {
 	case PMAPS_VIEW_JSON:
-		view_json(o, docs, nr_docs);
+		view_json(o, opts, docs, nr_docs);
 		break;
 	case PMAPS_VIEW_TSV:
 		ob_str(o, "pid\tvma_start\tvma_end\tperms\toffset\tdev\tinode\tname\trange_start\trange_end\tindex\tcount\tflags\tmapcount\n");

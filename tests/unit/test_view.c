@@ -831,9 +831,9 @@ static void test_withheld_mapcount(void)
 	o = view(PMAPS_VIEW_SUMMARY);
 	render(&r, &o, d, 1);
 	/* shared is '-' only where a count is '?', whatever the flags */
-	tap_check(has(&r, " r-xp        500        500        500          -          -          0          -          -          -          - /bin/demo\n") &&
-	      has(&r, "-000000401000 r--p          4          4          4          -          -          0          -          -          0          - /bin/demo\n") &&
-	      has(&r, " rw-p        128         32         32          0          0         32          0          0         32          - [anon]\n"),
+	tap_check(has(&r, " r-xp        500        500        500          -          -          0          -          -          -          -          -          - /bin/demo\n") &&
+	      has(&r, "-000000401000 r--p          4          4          4          -          -          0          -          -          0          -          -          - /bin/demo\n") &&
+	      has(&r, " rw-p        128         32         32          0          0         32          0          0         32          -          -          - [anon]\n"),
 	      "summary rows:\n%s", r.buf);
 	render_free(&r);
 
