@@ -3,9 +3,8 @@
  * hugepage.c on a stopped child running as uid 65534 with a known layout:
  *  - a 4 MiB PMD-aligned anonymous region, MADV_HUGEPAGE, written: two
  *    THPs where the kernel gives them (its smaps AnonHugePages says);
- *  - 2048 small pages, MADV_NOHUGEPAGE, every other one written: 1024
- *    present regions, so the PAGEMAP_SCAN that finds them fills the
- *    512-region vector and must resume;
+ *  - 2048 small pages, MADV_NOHUGEPAGE, every other one written: present
+ *    pages that none of the ways may call huge;
  *  - a 4 MiB MAP_HUGETLB region with its first 2 MiB page written; the
  *    test adds 4 pages to /proc/sys/vm/nr_hugepages and restores it after.
  * Every way hugepage.c has is taken in turn through its avoid argument:

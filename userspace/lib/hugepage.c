@@ -451,8 +451,9 @@ static int kpf_block(struct pmaps_huge *h, struct kpf_buf *b,
 
 /*
  * The huge pages of [start, end) from pagemap and kpageflags.  With
- * PAGEMAP_SCAN, only the present pages are read, so holes cost nothing;
- * without it, the whole range.  Return as kpf_fill().
+ * PAGEMAP_SCAN, only the pages it says are huge are read, so holes and
+ * small pages cost nothing; without it (before v6.7), the whole range.
+ * Return as kpf_fill().
  */
 static int kpf_read(struct pmaps_huge *h, unsigned long long start,
 		    unsigned long long end, struct rlist *l, char *err,
@@ -473,8 +474,8 @@ static int kpf_read(struct pmaps_huge *h, unsigned long long start,
 		ret = -2;
 		goto out;
 	}
-	ret = scan(h, start, end, PAGE_IS_PRESENT, 0, PMAPS_HUGE_THP,
-		   &present, err, errlen);
+	ret = scan(h, start, end, PAGE_IS_PRESENT | PAGE_IS_HUGE, 0,
+		   PMAPS_HUGE_THP, &present, err, errlen);
 	if (ret < 0)
 		goto out;
 	if (!ret) {

@@ -14,7 +14,8 @@
  *    pages are all present, all KPF_THP, on consecutive PFNs from a
  *    PMD-aligned head page (KPF_COMPOUND_HEAD): a PMD-sized THP mapped
  *    whole where a PMD maps it.  The huge zero page (KPF_ZERO_PAGE) is
- *    not counted;
+ *    not counted.  Where PAGEMAP_SCAN works, only the pages it calls
+ *    huge (below) are read; before v6.7, every page of the range;
  *  - without root (PFNs read as 0, /proc/kpageflags unreadable), the
  *    PAGEMAP_SCAN ioctl of /proc/PID/pagemap (v6.7): present pages with
  *    PAGE_IS_HUGE, which the kernel sets for PMD-mapped THPs and for
