@@ -27,9 +27,6 @@
 #define KPF_THP			22
 #define KPF_ZERO_PAGE		24
 
-/* Regions a PAGEMAP_SCAN call may return: the kernel's own buffer size. */
-#define SCAN_VEC		512
-
 #define ERR(err, errlen, ...) \
 	((errlen) ? (void)snprintf((err), (errlen), __VA_ARGS__) : (void)0)
 
@@ -291,6 +288,22 @@ int pmaps_huge_page_size(struct pmaps_huge *h, unsigned long long addr,
 
 /* ---- PAGEMAP_SCAN ---- */
 
+struct scan_add {
+	struct rlist *l;
+	enum pmaps_huge_kind kind;
+};
+
+static int scan_add(void *ctx, const struct page_region *r)
+{
+	struct scan_add *a = ctx;
+
+	if (rl_add(a->l, r->start, r->end, a->kind)) {
+		errno = ENOMEM;
+		return -1;
+	}
+	return 0;
+}
+
 /*
  * The regions of [start, end) whose pages have every category of want and
  * none of unwanted, appended to l as kind.  Return 0; 1 if the kernel has
@@ -301,58 +314,29 @@ static int scan(struct pmaps_huge *h, unsigned long long start,
 		enum pmaps_huge_kind kind, struct rlist *l, char *err,
 		size_t errlen)
 {
-	struct page_region vec[SCAN_VEC];
+	struct scan_add add = { .l = l, .kind = kind };
 	struct pm_scan_arg arg;
-	unsigned long long next;
-	long n, i;
+	int ret;
 
 	if (h->no_scan)
 		return 1;
 	memset(&arg, 0, sizeof(arg));
-	arg.size = sizeof(arg);
 	arg.start = start;
 	arg.end = end;
-	arg.vec = (uintptr_t)vec;
-	arg.vec_len = SCAN_VEC;
 	arg.category_mask = want | unwanted;
 	arg.category_inverted = unwanted;
 	arg.return_mask = want;
-	for (;;) {
-		n = ioctl(h->pm_fd, PAGEMAP_SCAN, &arg);
-		if (n < 0) {
-			if (missing_ioctl(errno)) {
-				h->no_scan = 1;
-				snprintf(h->scan_why, sizeof(h->scan_why),
-					 "PAGEMAP_SCAN on /proc/%d/pagemap: %s (before v6.7)",
-					 h->pid, strerror(errno));
-				return 1;
-			}
-			ERR(err, errlen,
-			    "/proc/%d/pagemap: PAGEMAP_SCAN: %s", h->pid,
-			    strerror(errno));
-			return -1;
-		}
-		for (i = 0; i < n; i++)
-			if (rl_add(l, vec[i].start, vec[i].end, kind)) {
-				ERR(err, errlen, "/proc/%d/pagemap: %s",
-				    h->pid, strerror(ENOMEM));
-				return -1;
-			}
-		/*
-		 * Only a full vector ends a call early.  walk_end alone does
-		 * not say so: once the kernel has refilled its 512-region
-		 * bounce buffer it keeps that stop's walk_end even when the
-		 * walk then finishes, and going on from there would count
-		 * regions twice (tests/guest/bench.c).
-		 */
-		if (n < SCAN_VEC)
-			return 0;
-		next = arg.walk_end > vec[n - 1].end ? arg.walk_end :
-						       vec[n - 1].end;
-		if (next >= end)
-			return 0;
-		arg.start = next;
+	ret = pmaps_pagemap_scan(h->pm_fd, &arg, scan_add, &add);
+	if (ret > 0) {
+		h->no_scan = 1;
+		snprintf(h->scan_why, sizeof(h->scan_why),
+			 "PAGEMAP_SCAN on /proc/%d/pagemap: %s (before v6.7)",
+			 h->pid, strerror(errno));
+	} else if (ret < 0) {
+		ERR(err, errlen, "/proc/%d/pagemap: PAGEMAP_SCAN: %s", h->pid,
+		    strerror(errno));
 	}
+	return ret;
 }
 
 /* ---- pagemap + kpageflags ---- */

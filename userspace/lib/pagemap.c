@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "pagemap.h"
@@ -50,8 +49,6 @@
 #define KPF_GAP		64
 /* pagemap entries between two spans that one pread reads across */
 #define SPAN_GAP	64
-/* PAGEMAP_SCAN regions per call */
-#define SCAN_VEC	4096
 
 #define SMAPS_CHUNK	16384
 
@@ -572,77 +569,56 @@ static int add_span(struct pm_ctx *c, uint64_t vpn, uint64_t n)
 	return 0;
 }
 
+/* Keep region r, each page once, joined to the last where it can be. */
+static int add_region(void *ctx, const struct page_region *r)
+{
+	struct pm_ctx *c = ctx;
+	struct page_region *prev;
+	uint64_t start = r->start;
+
+	prev = c->nr_regs ? &c->regs[c->nr_regs - 1] : NULL;
+	if (prev && start < prev->end)
+		start = prev->end;
+	if (start >= r->end)
+		return 0;
+	if (prev && prev->end == start && prev->categories == r->categories) {
+		prev->end = r->end;
+		return 0;
+	}
+	if (pmaps_grow_array((void **)&c->regs, &c->regs_cap, c->nr_regs + 1,
+			     sizeof(*c->regs))) {
+		errno = ENOMEM;
+		return -1;
+	}
+	c->regs[c->nr_regs].start = start;
+	c->regs[c->nr_regs].end = r->end;
+	c->regs[c->nr_regs].categories = r->categories;
+	c->nr_regs++;
+	return 0;
+}
+
 /*
  * PAGEMAP_SCAN (v6.7): the regions of [start, end) whose pages are present
  * or swapped, in address order, into c->regs, so that holes cost nothing.
- * Return 1 when this kernel has no such ioctl (ENOTTY; EINVAL from one
- * that does not know the arguments), 0 done, -1 error.
+ * Return 1 when this kernel has no such ioctl, 0 done, -1 error.
  */
 static int scan_regions(struct pm_ctx *c, uint64_t start, uint64_t end)
 {
 	struct pm_scan_arg arg = {
-		.size = sizeof(arg),
 		.start = start,
 		.end = end,
-		.vec_len = SCAN_VEC,
 		.category_anyof_mask = PAGE_IS_PRESENT | PAGE_IS_SWAPPED,
 		.return_mask = PAGE_IS_PRESENT | PAGE_IS_SWAPPED |
 			       PAGE_IS_PFNZERO,
 	};
 	char path[64];
+	int ret = pmaps_pagemap_scan(c->pm_fd, &arg, add_region, c);
 
-	while (arg.start < end) {
-		struct page_region *got;
-		uint64_t next;
-		long n, k;
-
-		if (pmaps_grow_array((void **)&c->regs, &c->regs_cap,
-				     c->nr_regs + SCAN_VEC, sizeof(*c->regs)))
-			return fail(c, "out of memory");
-		got = c->regs + c->nr_regs;
-		arg.vec = (uint64_t)(uintptr_t)got;
-		n = ioctl(c->pm_fd, PAGEMAP_SCAN, &arg);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			if (arg.start == start &&
-			    (errno == ENOTTY || errno == EINVAL))
-				return 1;
-			snprintf(path, sizeof(path), "/proc/%d/pagemap",
-				 c->pid);
-			return fail_errno(c, "PAGEMAP_SCAN on", path, errno);
-		}
-		/*
-		 * After the kernel's own region buffer fills, a resumed walk
-		 * can report pages of the last region again: keep each page
-		 * once, and join what the kernel split.
-		 */
-		for (k = 0; k < n; k++) {
-			struct page_region r = got[k];
-			struct page_region *prev = c->nr_regs ?
-				&c->regs[c->nr_regs - 1] : NULL;
-
-			if (prev && r.start < prev->end)
-				r.start = prev->end;
-			if (r.start >= r.end)
-				continue;
-			if (prev && prev->end == r.start &&
-			    prev->categories == r.categories)
-				prev->end = r.end;
-			else
-				c->regs[c->nr_regs++] = r;
-		}
-		/* a vector not filled: the walk reached end */
-		if (n < SCAN_VEC)
-			break;
-		next = arg.walk_end;
-		if (c->nr_regs && c->regs[c->nr_regs - 1].end > next)
-			next = c->regs[c->nr_regs - 1].end;
-		if (next <= arg.start)
-			break;
-		arg.start = next;
+	if (ret < 0) {
+		snprintf(path, sizeof(path), "/proc/%d/pagemap", c->pid);
+		return fail_errno(c, "PAGEMAP_SCAN on", path, errno);
 	}
-	return 0;
+	return ret;
 }
 
 /*

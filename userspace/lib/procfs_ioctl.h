@@ -72,4 +72,17 @@ struct procmap_query {
 #define PROCMAP_QUERY		_IOWR('f', 17, struct procmap_query)
 #endif
 
+/*
+ * Run PAGEMAP_SCAN on pagemap fd with the masks and range of *arg (its
+ * size, vec and vec_len are set here), calling add(ctx, region) for each
+ * region in address order.  A resumed walk may report a region again in
+ * part: add() must keep only what lies past the last region.  Return 0;
+ * 1 when the kernel has no PAGEMAP_SCAN (before v6.7: ENOTTY, or EINVAL
+ * for arguments it does not know), errno set; -1 on another error, or
+ * add()'s -1, errno set.
+ */
+int pmaps_pagemap_scan(int fd, struct pm_scan_arg *arg,
+		       int (*add)(void *ctx, const struct page_region *r),
+		       void *ctx);
+
 #endif
