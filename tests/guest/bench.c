@@ -44,49 +44,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../userspace/lib/procfs_ioctl.h"
+
 #define MIB		(1ULL << 20)
 #define GIB		(1ULL << 30)
 #define TIB		(1ULL << 40)
 #define MAX_RUNS	64
 #define MAX_READERS	8
 #define PIPE_CHUNK	65536
-
-/*
- * PAGEMAP_SCAN came in v6.7; bookworm's headers (6.1) lack it.  The uapi
- * layout, as in include/uapi/linux/fs.h.
- */
-#ifndef PAGEMAP_SCAN
-struct page_region {
-	__u64 start;
-	__u64 end;
-	__u64 categories;
-};
-
-struct pm_scan_arg {
-	__u64 size;
-	__u64 flags;
-	__u64 start;
-	__u64 end;
-	__u64 walk_end;
-	__u64 vec;
-	__u64 vec_len;
-	__u64 max_pages;
-	__u64 category_inverted;
-	__u64 category_mask;
-	__u64 category_anyof_mask;
-	__u64 return_mask;
-};
-
-#define PAGEMAP_SCAN		_IOWR('f', 16, struct pm_scan_arg)
-#define PAGE_IS_WPALLOWED	(1 << 0)
-#define PAGE_IS_WRITTEN		(1 << 1)
-#define PAGE_IS_FILE		(1 << 2)
-#define PAGE_IS_PRESENT		(1 << 3)
-#define PAGE_IS_SWAPPED		(1 << 4)
-#define PAGE_IS_PFNZERO		(1 << 5)
-#define PAGE_IS_HUGE		(1 << 6)
-#define PAGE_IS_SOFT_DIRTY	(1 << 7)
-#endif
 
 /*
  * The pagemap-scan reader: every category v6.7 reports without
