@@ -11,15 +11,19 @@
  *   dirty        D or P
  *   shared       mapcount above 1
  *   young        Y
- *   clean        resident, none of the above
+ *   clean        resident, none of the above, and D and W known
+ *   unknown      resident, none of the above, D or W not known ('?')
  *   not present  not resident
  *
  * The document says what is resident and its flags; swap and THP are not
  * in the text format, so they come from /proc/PID/pagemap (and, for THP,
  * /proc/kpageflags) read right after the document, for live processes
  * only.  A flag the source cannot know ('?') counts as clear, and a
- * mapcount the kernel withheld ('?') as not shared; the legend says so:
- * nothing is drawn that the source did not say.
+ * mapcount the kernel withheld ('?') as not shared; but a page is clean
+ * only where D and W are known to be clear: one whose page state is
+ * withheld, or not readable at all (the pagemap source without root), is
+ * drawn as '?', unknown.  The legend and notes say so: nothing is drawn
+ * that the source did not say.
  *
  * At scale 1 a character shows two pages: U+2580 (upper half block) in the
  * first page's colour over the second page's colour.  Without colour each
@@ -63,7 +67,7 @@ const char pmaps_change_letters[PMAPS_CHANGE_NR + 1] = " YD+-";
 static const char change_symbols[PMAPS_CHANGE_NR + 1] = " *!+-";
 
 enum state {
-	ST_NONE, ST_CLEAN, ST_YOUNG, ST_SHARED, ST_DIRTY, ST_THP,
+	ST_NONE, ST_UNKNOWN, ST_CLEAN, ST_YOUNG, ST_SHARED, ST_DIRTY, ST_THP,
 	ST_WRITEBACK, ST_SWAPPED, ST_NR
 };
 
@@ -74,6 +78,8 @@ static const struct state_style {
 	unsigned char rgb[3];		/* that colour, for PNG */
 } styles[ST_NR] = {
 	[ST_NONE] =	 { "not present", '.', 236, { 0x30, 0x30, 0x30 } },
+	[ST_UNKNOWN] =	 { "resident, state not known ('?')",
+			   '?', 247, { 0x9e, 0x9e, 0x9e } },
 	[ST_CLEAN] =	 { "clean",	  'C',  28, { 0x00, 0x87, 0x00 } },
 	[ST_YOUNG] =	 { "young",	  'Y',  46, { 0x00, 0xff, 0x00 } },
 	[ST_SHARED] =	 { "shared",	  'M',  51, { 0x00, 0xff, 0xff } },
@@ -96,6 +102,7 @@ struct mapctx {
 	int aw;				/* hex digits of an address */
 	unsigned int row_chars;
 	bool any_zoom;
+	bool any_unknown;		/* a page is drawn ST_UNKNOWN */
 	/* swap and THP of a live process */
 	bool have_pm, swap_on, thp_on;
 	struct pmaps_pagemap pm;
@@ -162,6 +169,8 @@ static enum state range_state(const struct pmaps_range *r)
 		return ST_SHARED;
 	if (known & (1u << PMAPS_YOUNG))
 		return ST_YOUNG;
+	if (r->unknown & ((1u << PMAPS_DIRTY) | (1u << PMAPS_WRITEBACK)))
+		return ST_UNKNOWN;
 	return ST_CLEAN;
 }
 
@@ -401,7 +410,8 @@ static void next_cell(struct walker *w, unsigned long long scale,
 		c->letter = '.';
 	} else {
 		c->letter = styles[c->state].letter;
-		if (2 * counts[c->state] <= n)
+		if (2 * counts[c->state] <= n && c->letter >= 'A' &&
+		    c->letter <= 'Z')
 			c->letter = (char)(c->letter - 'A' + 'a');
 	}
 	c->mark = change_mark(w, from, from + n);
@@ -475,6 +485,8 @@ static void note_unknown(struct mapctx *m)
 			unknown |= r->unknown;
 			if (r->mapcount == PMAPS_MAPCOUNT_UNKNOWN)
 				mapcount_unknown = true;
+			if (range_state(r) == ST_UNKNOWN)
+				m->any_unknown = true;
 		}
 	}
 	if (unknown & (1u << PMAPS_YOUNG))
@@ -485,10 +497,13 @@ static void note_unknown(struct mapctx *m)
 		snprintf(m->notes[m->nr_notes++], sizeof(m->notes[0]),
 			 "pte-dirty: not known from source %s, dirty is PG_dirty only",
 			 pmaps_source_name(m->doc->source));
-	/* the kernel withholds them from a reader without root */
+	/*
+	 * the kernel withholds them from a reader without root; the pagemap
+	 * source has none to show without root
+	 */
 	if (unknown & ((1u << PMAPS_DIRTY) | (1u << PMAPS_WRITEBACK)))
 		snprintf(m->notes[m->nr_notes++], sizeof(m->notes[0]),
-			 "PG_dirty, writeback: not known ('?') for some pages, not shown");
+			 "PG_dirty, writeback: not known ('?') for some pages, drawn as ? where no other state is known");
 	if (mapcount_unknown)
 		snprintf(m->notes[m->nr_notes++], sizeof(m->notes[0]),
 			 "shared: mapcount not known ('?') for some pages, drawn as not shared");
@@ -641,14 +656,19 @@ static void text_cell(struct painter *p, const struct cell *c,
 
 static void text_legend(struct mapctx *m, FILE *out)
 {
+	/* two lines of four, weakest first; unknown on a third, if drawn */
+	static const unsigned char order[] = {
+		ST_NONE, ST_CLEAN, ST_YOUNG, ST_SHARED,
+		ST_DIRTY, ST_THP, ST_WRITEBACK, ST_SWAPPED, ST_UNKNOWN,
+	};
 	bool color = m->opts->color;
-	size_t i;
-	int s;
+	size_t i, n = m->any_unknown ? ST_NR : ST_NR - 1;
 
-	/* two lines of four, weakest first */
-	for (s = 0; s < ST_NR; s++) {
-		fputs(s == 0 ? "legend: " : s == ST_NR / 2 ? "\n        " :
-		      "  ", out);
+	for (i = 0; i < n; i++) {
+		int s = order[i];
+
+		fputs(i == 0 ? "legend: " : i % 4 == 0 ? "\n        " : "  ",
+		      out);
 		if (color)
 			fprintf(out, "\033[38;5;%dm" UPPER_HALF UPPER_HALF
 				"\033[0m %s", styles[s].xterm, styles[s].name);
@@ -1017,7 +1037,8 @@ static void png_cell(struct png *png, unsigned int x, const struct cell *c,
 /* Lines of text before the VMAs: title, a line per state, notes. */
 static size_t png_head_lines(const struct mapctx *m)
 {
-	return 1 + ST_NR + (m->any_zoom ? 1 : 0) + m->nr_notes;
+	return 1 + ST_NR - (m->any_unknown ? 0 : 1) + (m->any_zoom ? 1 : 0) +
+	       m->nr_notes;
 }
 
 static void png_head(struct mapctx *m, struct png *png)
@@ -1029,6 +1050,8 @@ static void png_head(struct mapctx *m, struct png *png)
 	doc_title(m->doc, line, sizeof(line));
 	png_text_line(png, line);
 	for (s = 0; s < ST_NR; s++) {
+		if (s == ST_UNKNOWN && !m->any_unknown)
+			continue;
 		png_fill(png, GLYPH_PX, 1, SWATCH_PX, SWATCH_PX,
 			 pal_index(s, 4));
 		png_text(png, 3 * GLYPH_PX, styles[s].name);
@@ -1170,7 +1193,10 @@ static const char map_usage[] =
 "A page's state is the first that holds of: swapped, writeback, thp, dirty\n"
 "(D or P), shared (mapcount above 1), young, clean, not present.  Swapped\n"
 "and thp are read from pagemap for live processes (thp needs root).  A flag\n"
-"or mapcount shown as '?' counts as clear, or not shared.\n"
+"or mapcount shown as '?' counts as clear, or not shared; but a resident\n"
+"page is clean only where D and W are known: else, none of the others\n"
+"holding, it is '?', state not known (the pagemap source without root\n"
+"knows no page state).\n"
 "\n"
 "Exit status: 0 if all went well, 1 if a process or file could not be\n"
 "read, 2 for malformed input or bad usage.\n";

@@ -85,14 +85,27 @@ result unknown_flags_noted_not_drawn
 
 # withheld.txt: /bin/demo's text has pages 1-16 and 48-63 with mapcount
 # '?', young: drawn young, not shared; the vdso's mapcount 3 is shared.
-# Its D and W are '?' too: not drawn as dirty, and said so.
+# Its D and W are '?' too: not drawn as dirty, and said so; as all its
+# pages with them are young, none is drawn '?' and the legend has no '?'.
 run "$PMAPS" map --color=never --width 80 -f withheld.txt
 [ "$rc" = 0 ] &&
-	grep -qx "note: PG_dirty, writeback: not known ('?') for some pages, not shown" "$tmp/out" &&
+	grep -qx "note: PG_dirty, writeback: not known ('?') for some pages, drawn as ? where no other state is known" "$tmp/out" &&
+	! grep -q "^        ? resident" "$tmp/out" &&
 	grep -qx "note: shared: mapcount not known ('?') for some pages, drawn as not shared" "$tmp/out" &&
 	rows_of 000000401000-00000047e000 | grep -qx '  000000401000 Y\{63\}' &&
 	rows_of 7f4d25b47000-7f4d25b49000 | grep -qx '  7f4d25b47000 m'
 result unknown_mapcount_noted_not_shared
+
+# The same pages, not young: what is not known to be clean is '?', one
+# letter whatever the share, and the legend names it on a line of its own.
+sed 's/\tY??U_??\t/\t_??U_??\t/' withheld.txt > "$tmp/unknown.txt"
+run "$PMAPS" map --color=never --width 80 -f "$tmp/unknown.txt"
+[ "$rc" = 0 ] &&
+	sed -n 4p "$tmp/out" | grep -qx "        ? resident, state not known ('?')" &&
+	rows_of 000000401000-00000047e000 | grep -qx '  000000401000 ?\{63\}' &&
+	rows_of 00000047e000-0000004a6000 | grep -qx '  00000047e000 ????????.????????...' &&
+	rows_of 0000004a6000-0000004aa000 | grep -qx '  0000004a6000 ?D'
+result unknown_state_drawn_unknown
 
 # ---- zoom ----
 
