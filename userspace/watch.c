@@ -42,7 +42,9 @@ static const char watch_usage[] =
 "       pmaps watch [OPTION]... -f FILE...\n"
 "Read a process again every interval and show it, marking what changed\n"
 "since the last frame: + appeared, - vanished (reclaimed or unmapped),\n"
-"D became dirty, Y became young.  On a terminal, q quits.\n"
+"D became dirty, Y became young.  On a terminal, q quits.  A flag shown as\n"
+"'?' (unknown to the source) never changes, and a total of pages that some\n"
+"'?' leaves unknown (dirty, young; all but resident without root) is -.\n"
 "\n"
 "Target:\n"
 "  PID                   the process\n"
@@ -97,6 +99,9 @@ struct segment {
 /* Pages per kind in one document. */
 struct totals {
 	unsigned long long resident, dirty, young;
+	/* a page not known dirty, whose D is '?': the count would be a
+	 * partial sum, printed as "-" (the view's rule) */
+	bool dirty_unknown;
 	bool young_unknown;
 };
 
@@ -297,6 +302,8 @@ static void count_totals(const struct pmaps_map *m, struct totals *t)
 			t->resident += r->count;
 			if (is_dirty(r))
 				t->dirty += r->count;
+			else if (r->unknown & (1u << PMAPS_DIRTY))
+				t->dirty_unknown = true;
 			if (is_young(r))
 				t->young += r->count;
 			if (r->unknown & (1u << PMAPS_YOUNG))
@@ -372,7 +379,10 @@ static void put_totals(struct watch *w, FILE *out, const struct totals *t)
 
 	fputs("total pages: ", out);
 	put_count(w, out, "resident", t->resident, p->resident);
-	put_count(w, out, "  dirty", t->dirty, p->dirty);
+	if (t->dirty_unknown)
+		fputs("  dirty -", out);
+	else
+		put_count(w, out, "  dirty", t->dirty, p->dirty);
 	if (t->young_unknown)
 		fputs("  young -", out);
 	else

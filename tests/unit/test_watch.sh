@@ -89,6 +89,12 @@ run "$PMAPS" watch -n 1 -i 0 -f withheld.txt
 	grep -q '^    000000411000-000000430000       31 Y??U_??    1$' "$tmp/out"
 result withheld_mapcount_shown_as_is
 
+# Its D is '?' where P is clear: a dirty total would be a partial sum, so
+# it is "-"; its Y are all known, so young is counted.
+[ "$rc" = 0 ] && sed -n 2p "$tmp/out" |
+	grep -qx 'total pages: resident 202  dirty -  young 202'
+result withheld_dirty_total_unknown
+
 # ---- memory stays flat ----
 
 # Two documents of 2000 ranges each (pages 4i, then 4i+1 and 4i+2: each
