@@ -92,7 +92,8 @@ const char top_keys_help[] =
 "  q, Esc                back to the list; in the list, q quits\n"
 "\n"
 "Flags: Y young, R referenced, A active, U uptodate, P pte-dirty, D dirty,\n"
-"W writeback; '_' clear, '?' unknown to the source (pagemap: Y and P).\n"
+"W writeback; '_' clear, '?' unknown to the source (pagemap: Y and P, and\n"
+"without root every letter and the mapcount of pages not mapped once only).\n"
 "The dump reads the page as any reader of /proc/PID/mem does: that marks\n"
 "it referenced, and brings it in if it was not resident.\n";
 
