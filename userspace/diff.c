@@ -25,7 +25,9 @@
  * A '?' (unknown) flag or mapcount is compared as what the snapshot shows:
  * '?' against '?' is no change, '?' against a letter or a count is one,
  * as a reader of the two would see it; but no flag is gained or lost, and
- * no mapcount_changed counted, where either side cannot know it.
+ * no mapcount_changed counted, where either side cannot know it.  What
+ * both sides show as '?' for a page in both cannot be seen to change; a
+ * note on stderr names it.
  *
  * Exit status as diff(1): 0 no difference, 1 differences, 2 trouble.
  */
@@ -69,7 +71,9 @@ static const char diff_usage[] =
 "A flag or mapcount shown as '?' (the source cannot know it, or the kernel\n"
 "withheld it) is compared as shown: '?' and '?' are the same, '?' and a\n"
 "letter or count differ (~), but count as no flag gained or lost and in no\n"
-"mapcount_changed.\n"
+"mapcount_changed.  Where a page in both shows '?' in both, a change of it\n"
+"cannot be seen: a note on standard error names those flags (and mapcount);\n"
+"snapshots read without root (pagemap source) know no page state at all.\n"
 "\n"
 "      --summary       only the summary lines\n"
 "  -h, --help          show this help and exit\n"
@@ -983,6 +987,9 @@ struct differ {
 	bool group_same, group_shown;
 	unsigned long long sum[S_NR];
 	unsigned long long gained[PMAPS_NR_FLAGS], lost[PMAPS_NR_FLAGS];
+	/* '?' in both A and B for some page in both: changes not seen */
+	unsigned int unseen_flags;
+	bool unseen_mapcount;
 };
 
 static void put_name(const char *s)
@@ -1180,6 +1187,10 @@ static void compare_group(struct differ *d)
 			cursor_advance(&b, to, d->psize);
 		} else {
 			to = a.end < b.end ? a.end : b.end;
+			d->unseen_flags |= a.st.unknown & b.st.unknown;
+			if (a.st.mapcount == PMAPS_MAPCOUNT_UNKNOWN &&
+			    b.st.mapcount == PMAPS_MAPCOUNT_UNKNOWN)
+				d->unseen_mapcount = true;
 			segment(d, a.start, (to - a.start) / d->psize, &a.st,
 				&b.st);
 			cursor_advance(&a, to, d->psize);
@@ -1254,6 +1265,31 @@ static void print_summary(const struct differ *d)
 	}
 }
 
+/*
+ * What neither snapshot knows of a page in both, so that no change of it
+ * could be seen (a snapshot read without root knows no page state): a
+ * note on stderr, after the output, which stays as scripts read it.
+ */
+static void note_unseen(const struct differ *d)
+{
+	const char *sep = "";
+	int i;
+
+	if (!d->unseen_flags && !d->unseen_mapcount)
+		return;
+	fputs("pmaps diff: note: '?' (not known) in both A and B for some pages, so their changes cannot be seen:",
+	      stderr);
+	for (i = 0; i < PMAPS_NR_FLAGS; i++) {
+		if (d->unseen_flags & (1u << i)) {
+			fprintf(stderr, "%s %s", sep, pmaps_flag_names[i]);
+			sep = ",";
+		}
+	}
+	if (d->unseen_mapcount)
+		fprintf(stderr, "%s mapcount", sep);
+	fputc('\n', stderr);
+}
+
 int pmaps_cmd_diff(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -1297,6 +1333,7 @@ int pmaps_cmd_diff(int argc, char **argv)
 	d.psize = pmaps_page_size();
 	compare(&d);
 	print_summary(&d);
+	note_unseen(&d);
 	ret = DIFF_SAME;
 	for (i = 0; i < S_NR; i++)
 		if (d.sum[i])
