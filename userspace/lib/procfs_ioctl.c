@@ -2,6 +2,7 @@
 /* PAGEMAP_SCAN for the pagemap source and the huge page views. */
 #include <errno.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/ioctl.h>
 
 #include "procfs_ioctl.h"
@@ -21,6 +22,11 @@ int pmaps_pagemap_scan(int fd, struct pm_scan_arg *arg,
 	arg->vec = (uint64_t)(uintptr_t)vec;
 	arg->vec_len = SCAN_VEC;
 	while (arg->start < arg->end) {
+		/*
+		 * Valgrind does not know what PAGEMAP_SCAN writes: without
+		 * this, every region would read as uninitialised there.
+		 */
+		memset(vec, 0, sizeof(vec));
 		n = ioctl(fd, PAGEMAP_SCAN, arg);
 		if (n < 0) {
 			if (errno == EINTR)
