@@ -21,10 +21,6 @@
 #include "pagemap.h"
 #include "procfs_ioctl.h"
 
-/* /proc/PID/pagemap entry */
-#define PM_PFN_MASK	((1ULL << 55) - 1)
-#define PM_PRESENT	(1ULL << 63)
-
 /* include/uapi/linux/kernel-page-flags.h, spelled out to need libc only */
 #define KPF_REFERENCED	2
 #define KPF_UPTODATE	3
@@ -92,7 +88,6 @@ struct pm_ctx {
 	uint64_t head_kpf;
 	uint64_t tail_next;		/* PFN after that tail page, or 0 */
 	unsigned long long zero_pfns;	/* present, but PFN hidden */
-	unsigned long long pfns;	/* present with a PFN */
 	struct page_region *regs;	/* PAGEMAP_SCAN's, in order */
 	size_t nr_regs, regs_cap;
 	int scanned;			/* only pages in regs are listed */
@@ -386,11 +381,6 @@ int pmaps_smaps_read(int pid, struct pmaps_map *vmas,
 	return 0;
 }
 
-static uint64_t entry_pfn(uint64_t e)
-{
-	return (e & PM_PRESENT) ? e & PM_PFN_MASK : 0;
-}
-
 /*
  * Read kpageflags for the PFN of pagemap entry i and for the PFNs of the
  * following present pages, as long as they ascend in small steps:
@@ -399,13 +389,13 @@ static uint64_t entry_pfn(uint64_t e)
  */
 static int fill_window(struct pm_ctx *c, size_t i, size_t n)
 {
-	uint64_t first = entry_pfn(c->pm[i]), last = first;
+	uint64_t first = pmaps_pm_pfn(c->pm[i]), last = first;
 	size_t len, k;
 	ssize_t got;
 	size_t j;
 
 	for (j = i + 1; j < n; j++) {
-		uint64_t p = entry_pfn(c->pm[j]);
+		uint64_t p = pmaps_pm_pfn(c->pm[j]);
 
 		if (!p)
 			continue;
@@ -666,13 +656,11 @@ static int classify(struct pm_ctx *c, size_t i, size_t n)
 	uint64_t e = c->pm[i], pfn, kpf;
 	int raced;
 
-	if (!(e & PM_PRESENT))
+	if (!(e & PMAPS_PM_PRESENT))
 		return PM_PAGE_NONE;
-	pfn = e & PM_PFN_MASK;
+	pfn = e & PMAPS_PM_PFN_MASK;
 	if (!pfn)
 		c->zero_pfns++;
-	else
-		c->pfns++;
 	if (!pfn || c->kpf_fd < 0)
 		return PM_PAGE_BLIND;
 	if (pfn < c->win_start || pfn - c->win_start >= c->win_len) {
@@ -757,7 +745,7 @@ static int place_page(struct pm_ctx *c, uint64_t vpn, size_t i)
 		mapcount = c->pm[i] & PMAPS_PM_EXCLUSIVE ? 1 :
 			   PMAPS_MAPCOUNT_UNKNOWN;
 	} else if (c->page_kind[i] == PM_PAGE_KNOWN &&
-		   entry_pfn(c->pm_again[i]) == entry_pfn(c->pm[i])) {
+		   pmaps_pm_pfn(c->pm_again[i]) == pmaps_pm_pfn(c->pm[i])) {
 		flags = kpf_to_flags(c->page_kpf[i]);
 		mapcount = (long)c->page_kpc[i];
 	} else {
@@ -954,7 +942,7 @@ int pmaps_from_pagemap_how(int pid, unsigned int avoid, struct pmaps_map *out,
 	for (i = 0; i < c.nr_spans; i++)
 		if (read_span(&c, &c.spans[i]))
 			goto out;
-	used.scan = !scanned;
+	used.scan = c.scanned;
 	/* without CAP_SYS_ADMIN pagemap hides every PFN as 0 */
 	used.kpageflags = c.kpf_fd >= 0 && !c.zero_pfns;
 	ret = 0;
@@ -1054,7 +1042,7 @@ int pmaps_pagemap_read(const struct pmaps_pagemap *pm,
 int pmaps_kpage_read(const struct pmaps_pagemap *pm, uint64_t pfn,
 		     uint64_t *kpf, uint64_t *count)
 {
-	if (pm->kpf_fd < 0 || pm->kpc_fd < 0 || pfn > PM_PFN_MASK)
+	if (pm->kpf_fd < 0 || pm->kpc_fd < 0 || pfn > PMAPS_PM_PFN_MASK)
 		return -1;
 	if (pread_full(pm->kpf_fd, kpf, 8, (off_t)(pfn * 8)) != 8 ||
 	    pread_full(pm->kpc_fd, count, 8, (off_t)(pfn * 8)) != 8)
