@@ -157,70 +157,30 @@ pmaps_huge_find(const struct pmaps_huge_vma *v, unsigned long long addr,
 /* "KernelPageSize:        4 kB" of every VMA of /proc/PID/smaps, once. */
 static int smaps_load(struct pmaps_huge *h, char *err, size_t errlen)
 {
-	struct pmaps_huge_smaps *cur = NULL;
-	char path[64], *line = NULL;
-	size_t cap = 0, linecap = 0;
-	FILE *f;
-	int ret = 0;
+	struct pmaps_smaps_vma *stats;
+	struct pmaps_map vmas;
+	size_t i;
 
 	if (h->smaps_read)
 		return 0;
-	snprintf(path, sizeof(path), "/proc/%d/smaps", h->pid);
-	f = fopen(path, "re");
-	if (!f) {
-		ERR(err, errlen, "%s: %s", path, strerror(errno));
+	if (pmaps_smaps_read(h->pid, &vmas, &stats, err, errlen))
 		return -1;
-	}
-	while (getline(&line, &linecap, f) > 0) {
-		unsigned long long a, b, kb;
-
-		/* headers start with a lowercase hex address, keys with A-Z */
-		if ((line[0] >= '0' && line[0] <= '9') ||
-		    (line[0] >= 'a' && line[0] <= 'f')) {
-			if (sscanf(line, "%llx-%llx ", &a, &b) != 2) {
-				ERR(err, errlen,
-				    "%s: expected \"START-END ...\", got \"%.40s\"",
-				    path, line);
-				ret = -1;
-				break;
-			}
-			if (h->nr_smaps == cap) {
-				size_t ncap = cap ? 2 * cap : 64;
-				void *p = realloc(h->smaps,
-						  ncap * sizeof(*h->smaps));
-
-				if (!p) {
-					ERR(err, errlen, "%s: %s", path,
-					    strerror(ENOMEM));
-					ret = -1;
-					break;
-				}
-				h->smaps = p;
-				cap = ncap;
-			}
-			cur = &h->smaps[h->nr_smaps++];
-			cur->start = a;
-			cur->end = b;
-			cur->page_size = 0;
-		} else if (cur && sscanf(line, "KernelPageSize: %llu kB",
-					 &kb) == 1) {
-			cur->page_size = kb * 1024;
+	h->smaps = calloc(vmas.nr_vmas ? vmas.nr_vmas : 1, sizeof(*h->smaps));
+	if (!h->smaps) {
+		ERR(err, errlen, "/proc/%d/smaps: %s", h->pid,
+		    strerror(ENOMEM));
+	} else {
+		for (i = 0; i < vmas.nr_vmas; i++) {
+			h->smaps[i].start = vmas.vmas[i].start;
+			h->smaps[i].end = vmas.vmas[i].end;
+			h->smaps[i].page_size = stats[i].kernel_page_kb * 1024;
 		}
+		h->nr_smaps = vmas.nr_vmas;
+		h->smaps_read = 1;
 	}
-	if (!ret && ferror(f)) {
-		ERR(err, errlen, "%s: %s", path, strerror(errno));
-		ret = -1;
-	}
-	free(line);
-	fclose(f);
-	if (ret) {
-		free(h->smaps);
-		h->smaps = NULL;
-		h->nr_smaps = 0;
-		return -1;
-	}
-	h->smaps_read = 1;
-	return 0;
+	pmaps_map_free(&vmas);
+	free(stats);
+	return h->smaps ? 0 : -1;
 }
 
 /* Page size and bounds of the VMA holding addr; as pmaps_huge_page_size. */

@@ -264,6 +264,8 @@ static int smaps_line(struct smaps_scan *s, const char *line, size_t len)
 		v->hugetlb_kb += smaps_number(line, len, 15);
 	else if (has_prefix(line, len, "Private_Hugetlb:"))
 		v->hugetlb_kb += smaps_number(line, len, 16);
+	else if (has_prefix(line, len, "KernelPageSize:"))
+		v->kernel_page_kb = smaps_number(line, len, 15);
 	else if (has_prefix(line, len, "VmFlags:"))
 		v->no_pages = special_vmflags(line + 8, len - 8);
 	return 0;

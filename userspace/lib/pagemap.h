@@ -86,6 +86,8 @@ struct pmaps_smaps_vma {
 	unsigned long long swap_kb;
 	/* Shared_Hugetlb + Private_Hugetlb: resident, but not in Rss */
 	unsigned long long hugetlb_kb;
+	/* KernelPageSize: the VMA's page size, 0 if smaps had no such line */
+	unsigned long long kernel_page_kb;
 	int no_pages;		/* VmFlags pf or io: no struct pages to list */
 };
 
