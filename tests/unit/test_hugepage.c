@@ -31,6 +31,7 @@
 #include "../../userspace/lib/hugepage.h"
 #include "../../userspace/lib/pmaps.h"
 #include "../guest/tap.h"
+#include "stopped_child.h"
 
 #define MB		(1UL << 20)
 #define THP_LEN		(4 * MB)
@@ -106,28 +107,7 @@ static void child_main(int wfd)
 
 static int start_child(void)
 {
-	int p[2], st;
-
-	if (pipe(p))
-		return -1;
-	child = fork();
-	if (child < 0)
-		return -1;
-	if (!child) {
-		close(p[0]);
-		child_main(p[1]);
-	}
-	close(p[1]);
-	if (read(p[0], &lay, sizeof(lay)) != sizeof(lay)) {
-		close(p[0]);
-		tap_diag("child failed to set up its layout");
-		return -1;
-	}
-	close(p[0]);
-	if (kill(child, SIGSTOP) || waitpid(child, &st, WUNTRACED) != child ||
-	    !WIFSTOPPED(st))
-		return -1;
-	return 0;
+	return start_stopped_child(child_main, &lay, sizeof(lay), &child);
 }
 
 /* ---- the hugetlb pool ---- */

@@ -28,6 +28,7 @@
 
 #include "../../userspace/lib/pagemap.h"
 #include "../guest/tap.h"
+#include "stopped_child.h"
 
 #define ANON_PAGES	64
 #define ZERO_PAGES	8
@@ -220,31 +221,10 @@ static void huge_page_restore(void)
 /* Fork the child, wait until its layout is in place, stop it. */
 static int start_child(void)
 {
-	int p[2], st;
-
 	if (make_shm_file())
 		return tap_diag("cannot create %s: %s", shm_path,
 				strerror(errno)), -1;
-	if (pipe(p))
-		return -1;
-	child = fork();
-	if (child < 0)
-		return -1;
-	if (!child) {
-		close(p[0]);
-		child_main(p[1]);
-	}
-	close(p[1]);
-	if (read(p[0], &lay, sizeof(lay)) != sizeof(lay)) {
-		close(p[0]);
-		tap_diag("child failed to set up its layout");
-		return -1;
-	}
-	close(p[0]);
-	if (kill(child, SIGSTOP) || waitpid(child, &st, WUNTRACED) != child ||
-	    !WIFSTOPPED(st))
-		return -1;
-	return 0;
+	return start_stopped_child(child_main, &lay, sizeof(lay), &child);
 }
 
 static void stop_child(void)
