@@ -107,6 +107,11 @@ struct smaps_scan {
 	size_t hdr_len, hdr_cap;
 	struct pmaps_smaps_vma *vma;	/* per VMA */
 	size_t nr, cap;
+	struct vma_line {		/* per VMA: its end, where its line is */
+		unsigned long long end;
+		size_t hdr_off;
+	} *line;
+	size_t line_cap;
 	int dropped;			/* current entry is [vsyscall] */
 };
 
@@ -232,19 +237,50 @@ static unsigned long long smaps_number(const char *s, size_t len, size_t i)
 	return v;
 }
 
+/* START and END of a line is_header() accepted. */
+static void header_bounds(const char *s, unsigned long long *start,
+			  unsigned long long *end)
+{
+	unsigned long long *v = start;
+
+	*start = 0;
+	*end = 0;
+	for (; *s != ' '; s++) {
+		if (*s == '-')
+			v = end;
+		else
+			*v = *v << 4 | (unsigned long long)(*s <= '9' ? *s - '0' :
+							    *s - 'a' + 10);
+	}
+}
+
 static int smaps_line(struct smaps_scan *s, const char *line, size_t len)
 {
 	struct pmaps_smaps_vma *v;
+	unsigned long long start, end;
 
 	if (is_header(line, len)) {
 		s->dropped = names_vsyscall(line, len);
 		if (s->dropped)
 			return 0;
+		/*
+		 * The file comes a page per read(), the mmap lock dropped in
+		 * between: a VMA that changed meanwhile comes again, over
+		 * lines already read.  The later line is the newer state;
+		 * the VMAs it overlaps are gone.
+		 */
+		header_bounds(line, &start, &end);
+		while (s->nr && s->line[s->nr - 1].end > start)
+			s->hdr_len = s->line[--s->nr].hdr_off;
 		if (pmaps_grow_array((void **)&s->hdr, &s->hdr_cap,
 				     s->hdr_len + len + 1, 1) ||
 		    pmaps_grow_array((void **)&s->vma, &s->cap, s->nr + 1,
-				     sizeof(*s->vma)))
+				     sizeof(*s->vma)) ||
+		    pmaps_grow_array((void **)&s->line, &s->line_cap,
+				     s->nr + 1, sizeof(*s->line)))
 			return -1;
+		s->line[s->nr].end = end;
+		s->line[s->nr].hdr_off = s->hdr_len;
 		memset(&s->vma[s->nr++], 0, sizeof(*s->vma));
 		memcpy(s->hdr + s->hdr_len, line, len);
 		s->hdr_len += len;
@@ -376,9 +412,11 @@ int pmaps_smaps_read(int pid, struct pmaps_map *vmas,
 		pmaps_map_free(vmas);
 		free(s.hdr);
 		free(s.vma);
+		free(s.line);
 		return -1;
 	}
 	free(s.hdr);
+	free(s.line);
 	*stats = s.vma;
 	return 0;
 }
@@ -856,6 +894,7 @@ static int spans_from_smaps(struct pm_ctx *c, struct pmaps_map *out)
 done:
 	free(s.hdr);
 	free(s.vma);
+	free(s.line);
 	return ret;
 }
 
@@ -869,6 +908,7 @@ static int spans_from_scan(struct pm_ctx *c, struct pmaps_map *out)
 	ret = list_vmas(c, "maps", &s, out);
 	free(s.hdr);
 	free(s.vma);
+	free(s.line);
 	if (ret)
 		return -1;
 	for (i = 0; i < out->nr_vmas; i++)
