@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "loaded.h"
+#include "lru_drain.h"
 #include "pmaps.h"
 #include "tap.h"
 
@@ -303,25 +304,6 @@ static inline int no_thp(void *p, size_t len)
 	    access("/sys/kernel/mm/transparent_hugepage", F_OK))
 		return 0;
 	return -1;
-}
-
-/*
- * Fresh folios wait in per-CPU LRU batches, with PG_active set under
- * MGLRU, until the batch is drained, so neighbouring pages could show
- * different flags.  move_pages() with no pages still calls
- * lru_cache_disable(), which drains every CPU's batches.  Kernels without
- * NUMA have no move_pages(); those here have no MGLRU either, and nothing
- * to drain.  (Compaction would drain too, but it migrates pages, and a
- * migrated page loses its pte young and dirty bits.)
- */
-static inline void drain_lru_batches(void)
-{
-	int node = 0;
-
-	if (syscall(SYS_move_pages, 0, 0UL, NULL, &node, NULL, 0) &&
-	    errno != ENOSYS)
-		tap_diag("move_pages (to drain LRU batches): %s",
-			 strerror(errno));
 }
 
 /* ---- child processes ---- */

@@ -40,6 +40,7 @@
 #endif
 
 #include "loaded.h"
+#include "lru_drain.h"
 #include "tap.h"
 #include "pmaps.h"
 #include "pagemap.h"
@@ -319,25 +320,6 @@ static void compare_maps(struct report *rp, const struct pmaps_map *mod,
 }
 
 /*
- * Pending per-CPU LRU batches change page flags (PG_active, PG_lru) when
- * they drain, at any time.  Compaction drains them on every CPU first.
- */
-static void drain_lru(void)
-{
-	static int warned;
-	int fd = open("/proc/sys/vm/compact_memory", O_WRONLY | O_CLOEXEC);
-
-	if (fd >= 0 && write(fd, "1", 1) == 1) {
-		close(fd);
-		return;
-	}
-	if (fd >= 0)
-		close(fd);
-	if (!warned++)
-		tap_diag("cannot drain LRU batches (no compaction?): flag races possible");
-}
-
-/*
  * Write-fault every page of our private writable mappings except [skip,
  * skip_end), keeping its content: heap, stack and buffers are then all
  * present and none is COW-shared with a child any more.  Allocating between
@@ -399,9 +381,10 @@ static int check_target(const char *who, int pid, struct text *t)
 		rp.attempt = attempt;
 		rp.max_shown = last ? SHOW_LAST : SHOW_RETRY;
 
-		drain_lru();
+		/* our own new pages wait in LRU batches too: drain after */
 		if (pid == getpid())
 			populate_self(0, 0);
+		drain_lru_batches();
 		ret = text_read(t, path);
 		if (ret < 0) {
 			tap_diag("%s: read %s: %s", who, path,
