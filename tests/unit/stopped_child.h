@@ -7,6 +7,7 @@
 #define PMAPS_STOPPED_CHILD_H
 
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -29,6 +30,8 @@ static inline int start_stopped_child(void (*child_main)(int wfd),
 	if (*pid < 0)
 		return -1;
 	if (!*pid) {
+		/* a test that dies leaves no stopped child behind */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		close(p[0]);
 		child_main(p[1]);
 	}
