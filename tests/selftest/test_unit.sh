@@ -102,6 +102,13 @@ breaks userspace/lib/pagemap.c \
 caught pagemap_read_path_catches_lost_pages "$work/pagemap.log" \
 	'^not ok [0-9]+ test_scan_matches_read$'
 unbreak userspace/lib/pagemap.c
+
+# each reader after the first skips its first span
+breaks userspace/lib/pagemap.c 's/\t\tr\[k\].first = s;/\t\tr[k].first = s + !!k;/' &&
+	rebuild && piece "$build/test_readers" > "$work/readers.log" 2>&1
+caught readers_catch_a_lost_span "$work/readers.log" \
+	'^not ok [0-9]+ test_readers_join$'
+unbreak userspace/lib/pagemap.c
 rebuild
 
 # ---- 3: a sanitizer report fails a test that expects exit 1 ----

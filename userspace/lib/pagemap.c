@@ -11,6 +11,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -47,6 +49,15 @@
 #define SPAN_GAP	64
 
 #define SMAPS_CHUNK	16384
+
+/*
+ * Most of the time goes into the kernel, reading kpageflags and pagemap
+ * page by page, so several readers, each with its own spans, finish
+ * sooner on several CPUs.  Each gets this many pages at least: starting a
+ * thread costs about what reading a few hundred pages does.
+ */
+#define READER_MIN_PAGES	16384
+#define READERS_MAX		4
 
 /*
  * What the first pass over a batch found for each entry: not listed, a
@@ -537,9 +548,10 @@ static unsigned int kpf_to_flags(uint64_t kpf)
 	return f;
 }
 
-/* Append one page at index idx, extending the last range when it can. */
-static int add_page(struct pmaps_vma *v, size_t *cap, unsigned long long idx,
-		    unsigned int flags, unsigned int unknown, long mapcount)
+/* Append n pages from index idx, extending the last range when it can. */
+static int add_pages(struct pmaps_vma *v, size_t *cap, unsigned long long idx,
+		     unsigned long long n, unsigned int flags,
+		     unsigned int unknown, long mapcount)
 {
 	struct pmaps_range *r;
 
@@ -547,7 +559,7 @@ static int add_page(struct pmaps_vma *v, size_t *cap, unsigned long long idx,
 		r = &v->ranges[v->nr_ranges - 1];
 		if (r->index + r->count == idx && r->flags == flags &&
 		    r->unknown == unknown && r->mapcount == mapcount) {
-			r->count++;
+			r->count += n;
 			return 0;
 		}
 	}
@@ -556,7 +568,7 @@ static int add_page(struct pmaps_vma *v, size_t *cap, unsigned long long idx,
 		return -1;
 	r = &v->ranges[v->nr_ranges++];
 	r->index = idx;
-	r->count = 1;
+	r->count = n;
 	r->flags = flags;
 	r->unknown = unknown;
 	r->mapcount = mapcount;
@@ -793,8 +805,8 @@ static int place_page(struct pm_ctx *c, uint64_t vpn, size_t i)
 		unknown |= PM_FOLIO_LETTERS;
 		mapcount = PMAPS_MAPCOUNT_UNKNOWN;
 	}
-	if (add_page(v, &c->range_cap[v - c->out->vmas], idx, flags, unknown,
-		     mapcount))
+	if (add_pages(v, &c->range_cap[v - c->out->vmas], idx, 1, flags,
+		      unknown, mapcount))
 		return fail(c, "out of memory");
 	return 0;
 }
@@ -855,6 +867,204 @@ static int read_span(struct pm_ctx *c, const struct span *sp)
 			return -1;
 	}
 	return 0;
+}
+
+/* The buffers one reader reads its spans with. */
+static int alloc_buffers(struct pm_ctx *c)
+{
+	c->range_cap = calloc(c->out->nr_vmas ? c->out->nr_vmas : 1,
+			      sizeof(*c->range_cap));
+	c->pm = malloc(PM_BATCH * sizeof(*c->pm));
+	c->pm_again = malloc(PM_BATCH * sizeof(*c->pm_again));
+	c->page_kpf = malloc(PM_BATCH * sizeof(*c->page_kpf));
+	c->page_kpc = malloc(PM_BATCH * sizeof(*c->page_kpc));
+	c->page_kind = malloc(PM_BATCH * sizeof(*c->page_kind));
+	c->kpf = malloc(KPF_WINDOW * sizeof(*c->kpf));
+	c->kpc = malloc(KPF_WINDOW * sizeof(*c->kpc));
+	if (!c->range_cap || !c->pm || !c->pm_again || !c->page_kpf ||
+	    !c->page_kpc || !c->page_kind || !c->kpf || !c->kpc)
+		return fail(c, "out of memory");
+	return 0;
+}
+
+static void free_buffers(struct pm_ctx *c)
+{
+	free(c->range_cap);
+	free(c->pm);
+	free(c->pm_again);
+	free(c->page_kpf);
+	free(c->page_kpc);
+	free(c->page_kind);
+	free(c->kpf);
+	free(c->kpc);
+}
+
+static int read_spans(struct pm_ctx *c, size_t first, size_t end)
+{
+	size_t i;
+
+	if (alloc_buffers(c))
+		return -1;
+	for (i = first; i < end; i++)
+		if (read_span(c, &c->spans[i]))
+			return -1;
+	return 0;
+}
+
+/*
+ * One of several readers: spans [first, end), placed in a copy of the
+ * VMAs of its own, which follows the previous reader's in address order.
+ */
+struct reader {
+	struct pm_ctx c;
+	struct pmaps_map part;
+	size_t first, end;
+	char err[256];
+	pthread_t thread;
+	int ret;
+};
+
+static void *reader_main(void *arg)
+{
+	struct reader *r = arg;
+
+	r->ret = read_spans(&r->c, r->first, r->end);
+	return NULL;
+}
+
+/* How many readers share the spans: one per CPU, each with enough. */
+static size_t nr_readers(const struct pm_ctx *c)
+{
+	unsigned long long pages = 0;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t i, n;
+
+	for (i = 0; i < c->nr_spans; i++)
+		pages += c->spans[i].n;
+	n = (size_t)(pages / READER_MIN_PAGES);
+	if (n > READERS_MAX)
+		n = READERS_MAX;
+	if (cpus > 0 && n > (size_t)cpus)
+		n = (size_t)cpus;
+	if (n > c->nr_spans)
+		n = c->nr_spans;
+	return n ? n : 1;
+}
+
+/* Readers 1.. start from c's state, with VMAs and buffers of their own. */
+static int reader_init(struct reader *r, const struct pm_ctx *c)
+{
+	const struct pmaps_map *out = c->out;
+	size_t v;
+
+	r->c = *c;
+	r->c.out = &r->part;
+	r->c.err = r->err;
+	r->c.errlen = sizeof(r->err);
+	r->c.win_len = 0;
+	r->c.tail_next = 0;
+	r->c.zero_pfns = 0;
+	r->c.reg_at = 0;
+	r->c.vma_at = 0;
+	r->c.range_cap = NULL;
+	r->c.pm = r->c.pm_again = r->c.page_kpf = r->c.page_kpc = NULL;
+	r->c.page_kind = NULL;
+	r->c.kpf = r->c.kpc = NULL;
+	r->part.nr_vmas = out->nr_vmas;
+	r->part.vmas = calloc(out->nr_vmas ? out->nr_vmas : 1,
+			      sizeof(*r->part.vmas));
+	if (!r->part.vmas)
+		return -1;
+	for (v = 0; v < out->nr_vmas; v++) {
+		r->part.vmas[v].start = out->vmas[v].start;
+		r->part.vmas[v].end = out->vmas[v].end;
+		r->part.vmas[v].offset = out->vmas[v].offset;
+		r->part.vmas[v].inode = out->vmas[v].inode;
+	}
+	return 0;
+}
+
+/* Reader r's ranges after c's, joined where they meet. */
+static int reader_join(struct pm_ctx *c, struct reader *r)
+{
+	size_t v, k;
+
+	c->zero_pfns += r->c.zero_pfns;
+	for (v = 0; v < r->part.nr_vmas; v++) {
+		const struct pmaps_vma *pv = &r->part.vmas[v];
+
+		for (k = 0; k < pv->nr_ranges; k++) {
+			const struct pmaps_range *g = &pv->ranges[k];
+
+			if (add_pages(&c->out->vmas[v], &c->range_cap[v],
+				      g->index, g->count, g->flags, g->unknown,
+				      g->mapcount))
+				return fail(c, "out of memory");
+		}
+	}
+	return 0;
+}
+
+static void reader_free(struct reader *r)
+{
+	size_t v;
+
+	free_buffers(&r->c);
+	for (v = 0; r->part.vmas && v < r->part.nr_vmas; v++)
+		free(r->part.vmas[v].ranges);
+	free(r->part.vmas);
+}
+
+/*
+ * Read the spans with n readers, this thread the first, each taking a run
+ * of spans with about as many pages as the others.  The other threads
+ * block signals: the caller's handlers run on the caller's thread.
+ */
+static int read_side_by_side(struct pm_ctx *c, size_t n)
+{
+	struct reader r[READERS_MAX];
+	unsigned long long total = 0, done = 0;
+	size_t k, s = 0;
+	sigset_t all, old;
+	int ret, started[READERS_MAX] = { 0 };
+
+	memset(r, 0, sizeof(r));
+	for (k = 0; k < c->nr_spans; k++)
+		total += c->spans[k].n;
+	for (k = 0; k < n; k++) {
+		unsigned long long want = total * (k + 1) / n;
+
+		r[k].first = s;
+		while (s < c->nr_spans && (done < want || k == n - 1))
+			done += c->spans[s++].n;
+		r[k].end = s;
+	}
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	for (k = 1; k < n; k++) {
+		r[k].ret = -1;
+		if (reader_init(&r[k], c))
+			continue;
+		started[k] = !pthread_create(&r[k].thread, NULL, reader_main,
+					     &r[k]);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+
+	ret = read_spans(c, r[0].first, r[0].end);
+	for (k = 1; k < n; k++) {
+		if (started[k])
+			pthread_join(r[k].thread, NULL);
+		else if (r[k].part.vmas)
+			reader_main(&r[k]);	/* no thread: read it here */
+		if (!ret && !r[k].part.vmas)
+			ret = fail(c, "out of memory");
+		else if (!ret && r[k].ret)
+			ret = fail(c, "%s", r[k].err);
+		if (!ret)
+			ret = reader_join(c, &r[k]);
+		reader_free(&r[k]);
+	}
+	return ret;
 }
 
 static int open_ro(struct pm_ctx *c, const char *path, int *fd)
@@ -933,7 +1143,7 @@ int pmaps_from_pagemap_how(int pid, unsigned int avoid, struct pmaps_map *out,
 	struct pmaps_pagemap_method used = { 0 };
 	char path[64];
 	int ret = -1, scanned = 1;
-	size_t i;
+	size_t readers;
 
 	memset(out, 0, sizeof(*out));
 	if (errlen)
@@ -967,24 +1177,12 @@ int pmaps_from_pagemap_how(int pid, unsigned int avoid, struct pmaps_map *out,
 			goto out;
 	}
 
-	c.range_cap = calloc(out->nr_vmas ? out->nr_vmas : 1,
-			     sizeof(*c.range_cap));
-	c.pm = malloc(PM_BATCH * sizeof(*c.pm));
-	c.pm_again = malloc(PM_BATCH * sizeof(*c.pm_again));
-	c.page_kpf = malloc(PM_BATCH * sizeof(*c.page_kpf));
-	c.page_kpc = malloc(PM_BATCH * sizeof(*c.page_kpc));
-	c.page_kind = malloc(PM_BATCH * sizeof(*c.page_kind));
-	c.kpf = malloc(KPF_WINDOW * sizeof(*c.kpf));
-	c.kpc = malloc(KPF_WINDOW * sizeof(*c.kpc));
-	if (!c.range_cap || !c.pm || !c.pm_again || !c.page_kpf ||
-	    !c.page_kpc || !c.page_kind || !c.kpf || !c.kpc) {
-		fail(&c, "out of memory");
+	readers = avoid & PMAPS_PM_ONE_READER ? 1 : nr_readers(&c);
+	if (readers > 1 ? read_side_by_side(&c, readers) :
+	    read_spans(&c, 0, c.nr_spans))
 		goto out;
-	}
-	for (i = 0; i < c.nr_spans; i++)
-		if (read_span(&c, &c.spans[i]))
-			goto out;
 	used.scan = c.scanned;
+	used.readers = (int)readers;
 	/* without CAP_SYS_ADMIN pagemap hides every PFN as 0 */
 	used.kpageflags = c.kpf_fd >= 0 && !c.zero_pfns;
 	ret = 0;
@@ -997,14 +1195,7 @@ out:
 		*how = used;
 	free(c.regs);
 	free(c.spans);
-	free(c.range_cap);
-	free(c.pm);
-	free(c.pm_again);
-	free(c.page_kpf);
-	free(c.page_kpc);
-	free(c.page_kind);
-	free(c.kpf);
-	free(c.kpc);
+	free_buffers(&c);
 	if (c.pm_fd >= 0)
 		close(c.pm_fd);
 	if (c.kpf_fd >= 0)

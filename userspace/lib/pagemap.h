@@ -61,11 +61,13 @@ int pmaps_from_pagemap(int pid, struct pmaps_map *out, char *err,
 struct pmaps_pagemap_method {
 	int scan;		/* PAGEMAP_SCAN found the pages */
 	int kpageflags;		/* flags and mapcounts from /proc/kpage* */
+	int readers;		/* threads that read the pages side by side */
 };
 
 /* Ways pmaps_from_pagemap_how() is not to take, to test the others. */
 #define PMAPS_PM_NO_SCAN	1u	/* as on kernels before v6.7 */
 #define PMAPS_PM_NO_KPAGEFLAGS	2u	/* as for a reader without root */
+#define PMAPS_PM_ONE_READER	4u	/* as on one CPU */
 
 /*
  * pmaps_from_pagemap(), avoiding the ways in avoid, and saying in *how
