@@ -71,7 +71,8 @@ cat > "$bench/helper.c" <<'EOF'
  * helper dense:         4 GiB anon, 4 KiB pages, every page written
  *                       (each of the three prints "ready", then sleeps)
  * helper time CMD ARG...: runs CMD with stdout on /dev/null and prints
- *                       its wall time in nanoseconds; fails if CMD does
+ *                       its wall time and its CPU time (user and system,
+ *                       all threads) in nanoseconds; fails if CMD does
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -79,6 +80,7 @@ cat > "$bench/helper.c" <<'EOF'
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -207,6 +209,7 @@ static int dense(void)
 static int timed(char **argv)
 {
 	struct timespec t0, t1;
+	struct rusage ru;
 	int fd, status;
 	pid_t pid;
 
@@ -222,15 +225,19 @@ static int timed(char **argv)
 		execvp(argv[0], argv);
 		_exit(127);
 	}
-	if (waitpid(pid, &status, 0) < 0)
+	if (wait4(pid, &status, 0, &ru) < 0)
 		return 1;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 		fprintf(stderr, "helper: %s failed\n", argv[0]);
 		return 1;
 	}
-	printf("%lld\n", (long long)(t1.tv_sec - t0.tv_sec) * 1000000000LL +
-	       (t1.tv_nsec - t0.tv_nsec));
+	printf("%lld %lld\n",
+	       (long long)(t1.tv_sec - t0.tv_sec) * 1000000000LL +
+	       (t1.tv_nsec - t0.tv_nsec),
+	       ((long long)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) *
+	       1000000000LL +
+	       ((long long)ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000);
 	return 0;
 }
 
@@ -256,9 +263,10 @@ $cc -std=c11 -O2 -Wall -Wextra -Werror -o "$helper" "$bench/helper.c" ||
 	die "building the helper failed"
 
 # ---- pmaps ----
-pmaps=${PMAPS:-$top/userspace/pmaps}
-if [ ! -x "$pmaps" ]; then
-	# Not built yet in the tree: build a private copy, if the code builds.
+pmaps=${PMAPS:-}
+if [ -z "$pmaps" ]; then
+	# A copy of its own, built from the tree as it is now: a pmaps left
+	# in userspace/ by an earlier make may be older than the source.
 	if make -s -C "$top/userspace" O="$bench/userspace" \
 		> "$bench/make.log" 2>&1; then
 		pmaps=$bench/userspace/pmaps
@@ -271,17 +279,23 @@ fi
 echo "# page-types: $pt/page-types (linux-source-6.12)"
 
 # ---- timing ----
-# time_ns CMD...: nanoseconds of one run, output to /dev/null
+# time_ns CMD...: wall and CPU nanoseconds of one run, output to /dev/null
 time_ns() { "$helper" time "$@"; }
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 # measure CMD [CMD2]: median nanoseconds of each into $med1 and $med2,
-# the commands interleaved run by run.  Commands are split on blanks.
+# the commands interleaved run by run, and the median CPU time (user and
+# system) into $cpu1 and $cpu2.  Commands are split on blanks.
 measure() {
 	if command -v hyperfine >/dev/null && command -v jq >/dev/null; then
 		hyperfine -N -w 1 -r "$runs" --export-json "$bench/hf.json" \
 			"$@" > /dev/null 2>&1
 		med1=$(jq '.results[0].median * 1e9 | floor' "$bench/hf.json")
 		med2=$(jq '.results[-1].median * 1e9 | floor' "$bench/hf.json")
+		# hyperfine keeps means of user and system time only
+		cpu1=$(jq '(.results[0].user + .results[0].system) * 1e9 | floor' \
+			"$bench/hf.json")
+		cpu2=$(jq '(.results[-1].user + .results[-1].system) * 1e9 | floor' \
+			"$bench/hf.json")
 		return
 	fi
 	set -f
@@ -300,8 +314,10 @@ measure() {
 		i=$((i + 1))
 	done
 	set +f
-	med1=$(median < "$bench/1.ns")
-	med2=$(median < "$bench/2.ns")
+	med1=$(cut -d' ' -f1 "$bench/1.ns" | median)
+	med2=$(cut -d' ' -f1 "$bench/2.ns" | median)
+	cpu1=$(cut -d' ' -f2 "$bench/1.ns" | median)
+	cpu2=$(cut -d' ' -f2 "$bench/2.ns" | median)
 }
 ms() {
 	awk -v ns="$1" 'BEGIN { printf (ns < 1e7 ? "%.2f ms" : "%.1f ms"), ns / 1e6 }'
@@ -404,6 +420,13 @@ host() {
 			"$(awk -v a="$med1" -v b="$med2" -v t="$limit" 'BEGIN {
 				printf "ratio %.2f, target %sx: %s", a / b, t,
 				       (a <= t * b) ? "met" : "NOT met"
+			}')"
+		# pmaps reads large processes on several threads: its CPU
+		# time, next to cat's, says what the wall time does not
+		printf '    CPU time: pmaps %s, cat smaps %s; ratio %s\n' \
+			"$(ms "$cpu1")" "$(ms "$cpu2")" \
+			"$(awk -v a="$cpu1" -v b="$cpu2" 'BEGIN {
+				printf (b > 0 ? "%.2f" : "-"), (b > 0 ? a / b : 0)
 			}')"
 		awk -v pid="$tpid" -v lines="$(wc -l < "$bench/pmaps-$mode.out")" \
 			-v maps="$nmaps" -v runs="$runs" '
