@@ -18,6 +18,8 @@ want="qemu-system-x86 busybox-static cpio gzip make gcc libc6-dev valgrind"
 # pmaps top (ncurses) and its screen tests (tmux); the CLI tests' tools:
 # script(1) from bsdutils, setpriv(1) from util-linux, file(1), python3.
 want="$want libncurses-dev tmux bsdutils util-linux file python3"
+# pmaps map --png compresses with zlib.
+want="$want zlib1g-dev"
 # Building the patched kernel (tests/kernel/build.sh).
 want="$want flex bison bc libelf-dev libssl-dev xz-utils git"
 # checkpatch.pl runs scripts/spdxcheck.py, which needs these.

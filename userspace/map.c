@@ -41,6 +41,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "cli.h"
 #include "commands.h"
@@ -752,11 +753,11 @@ int pmaps_map_draw(FILE *out, const struct pmaps_map_opts *opts,
 /* ---- PNG ---- */
 
 /*
- * The same picture as an 8-bit palette PNG, written without a library:
- * zlib "stored" blocks need no compressor, only Adler-32 and the chunks'
- * CRC-32.  Every text line and row of cells is a band of LINE_PX pixel
- * rows drawn and written in turn, so memory stays one band, whatever the
- * size of the map.  Text uses a 3x5 font drawn twice as large.
+ * The same picture as an 8-bit palette PNG, its pixels compressed by
+ * zlib's deflate as they come.  Every text line and row of cells is a band
+ * of LINE_PX pixel rows drawn and compressed in turn, so memory stays one
+ * band (and zlib's window), whatever the size of the map.  Text uses a 3x5
+ * font drawn twice as large.
  */
 #define LINE_PX		12
 #define GLYPH_PX	8		/* advance of a character */
@@ -765,7 +766,7 @@ int pmaps_map_draw(FILE *out, const struct pmaps_map_opts *opts,
 #define SWATCH_PX	10
 #define MAX_HEIGHT_PX	(1u << 24)
 #define MAX_TEXT_CHARS	160		/* longer lines of text are cut */
-#define STORED_MAX	65535		/* bytes in a stored deflate block */
+#define IDAT_MAX	65536		/* compressed bytes an IDAT chunk holds */
 
 enum { PAL_BACKGROUND, PAL_TEXT, PAL_STATES };
 
@@ -830,32 +831,11 @@ struct png {
 	FILE *f;
 	unsigned int width, height;
 	unsigned char *band;		/* width * LINE_PX palette indexes */
-	uint32_t adler_a, adler_b;
-	bool started;			/* zlib header written */
-	size_t len;			/* bytes waiting in block */
-	unsigned char block[STORED_MAX + 4];	/* + Adler-32 at the end */
+	z_stream z;			/* deflate, from the first pixel row */
+	bool z_open;
+	bool z_failed;			/* deflate said no: the image is cut */
+	unsigned char out[IDAT_MAX];	/* compressed, waiting for its chunk */
 };
-
-static uint32_t crc_table[256];
-
-static uint32_t crc32_update(uint32_t crc, const unsigned char *p, size_t n)
-{
-	uint32_t c;
-	int i, k;
-
-	if (!crc_table[1]) {
-		for (i = 0; i < 256; i++) {
-			c = (uint32_t)i;
-			for (k = 0; k < 8; k++)
-				c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
-			crc_table[i] = c;
-		}
-	}
-	crc = ~crc;
-	while (n--)
-		crc = crc_table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
-	return ~crc;
-}
 
 static void put_be32(unsigned char *p, uint32_t v)
 {
@@ -865,74 +845,56 @@ static void put_be32(unsigned char *p, uint32_t v)
 	p[3] = (unsigned char)v;
 }
 
-/* One chunk from its parts: head (may be empty) then data. */
+/* One chunk: length, type, data and zlib's CRC-32 of type and data. */
 static void png_chunk(struct png *png, const char *type,
-		      const unsigned char *head, size_t head_len,
 		      const unsigned char *data, size_t len)
 {
 	unsigned char b[4];
-	uint32_t crc;
+	uLong crc;
 
-	put_be32(b, (uint32_t)(head_len + len));
+	put_be32(b, (uint32_t)len);
 	fwrite(b, 1, 4, png->f);
 	fwrite(type, 1, 4, png->f);
-	crc = crc32_update(0, (const unsigned char *)type, 4);
-	if (head_len) {
-		fwrite(head, 1, head_len, png->f);
-		crc = crc32_update(crc, head, head_len);
-	}
+	crc = crc32(0, (const Bytef *)type, 4);
 	if (len) {
 		fwrite(data, 1, len, png->f);
-		crc = crc32_update(crc, data, len);
+		crc = crc32(crc, data, (uInt)len);
 	}
-	put_be32(b, crc);
+	put_be32(b, (uint32_t)crc);
 	fwrite(b, 1, 4, png->f);
 }
 
-/* The waiting bytes as one stored block in an IDAT chunk of its own. */
-static void png_block(struct png *png, bool final)
+/*
+ * Compress n bytes (none, with finish, to end the stream), writing each
+ * full output buffer as an IDAT chunk, and at the end what is left.
+ */
+static void png_deflate(struct png *png, const unsigned char *p, size_t n,
+			bool finish)
 {
-	unsigned char head[2 + 5];
-	size_t h = 0;
+	int ret;
 
-	if (!png->started) {
-		/* CMF: deflate, 32 KiB window; FLG: FCHECK makes it % 31 */
-		head[h++] = 0x78;
-		head[h++] = 0x01;
-		png->started = true;
-	}
-	head[h++] = final;		/* BFINAL, BTYPE 00: stored */
-	head[h++] = (unsigned char)png->len;
-	head[h++] = (unsigned char)(png->len >> 8);
-	head[h++] = (unsigned char)~png->len;
-	head[h++] = (unsigned char)(~png->len >> 8);
-	if (final) {
-		/* the Adler-32 of all the data ends the zlib stream */
-		put_be32(png->block + png->len,
-			 png->adler_b << 16 | png->adler_a);
-	}
-	png_chunk(png, "IDAT", head, h, png->block,
-		  png->len + (final ? 4 : 0));
-	png->len = 0;
+	if (png->z_failed)
+		return;
+	png->z.next_in = (Bytef *)p;
+	png->z.avail_in = (uInt)n;
+	do {
+		ret = deflate(&png->z, finish ? Z_FINISH : Z_NO_FLUSH);
+		if (ret == Z_STREAM_ERROR) {
+			png->z_failed = true;
+			return;
+		}
+		if (!png->z.avail_out || (finish && ret == Z_STREAM_END)) {
+			png_chunk(png, "IDAT", png->out,
+				  sizeof(png->out) - png->z.avail_out);
+			png->z.next_out = png->out;
+			png->z.avail_out = sizeof(png->out);
+		}
+	} while (png->z.avail_in || (finish && ret != Z_STREAM_END));
 }
 
 static void png_data(struct png *png, const unsigned char *p, size_t n)
 {
-	while (n) {
-		size_t k = STORED_MAX - png->len < n ? STORED_MAX - png->len :
-			   n, i;
-
-		for (i = 0; i < k; i++) {
-			png->adler_a = (png->adler_a + p[i]) % 65521;
-			png->adler_b = (png->adler_b + png->adler_a) % 65521;
-		}
-		memcpy(png->block + png->len, p, k);
-		png->len += k;
-		p += k;
-		n -= k;
-		if (png->len == STORED_MAX)
-			png_block(png, false);
-	}
+	png_deflate(png, p, n, false);
 }
 
 static void png_begin(struct png *png)
@@ -951,7 +913,7 @@ static void png_begin(struct png *png)
 	ihdr[10] = 0;		/* deflate */
 	ihdr[11] = 0;		/* adaptive filtering, each row "None" */
 	ihdr[12] = 0;		/* not interlaced */
-	png_chunk(png, "IHDR", NULL, 0, ihdr, sizeof(ihdr));
+	png_chunk(png, "IHDR", ihdr, sizeof(ihdr));
 	memset(plte, 0, sizeof(plte));
 	memset(plte + 3 * PAL_TEXT, 0xd0, 3);
 	/* a quarter step from "not present" towards the state's colour */
@@ -962,9 +924,9 @@ static void png_begin(struct png *png)
 					(styles[ST_NONE].rgb[k] +
 					 (styles[s].rgb[k] -
 					  styles[ST_NONE].rgb[k]) * q / 4);
-	png_chunk(png, "PLTE", NULL, 0, plte, sizeof(plte));
-	png->adler_a = 1;
-	png->adler_b = 0;
+	png_chunk(png, "PLTE", plte, sizeof(plte));
+	png->z.next_out = png->out;
+	png->z.avail_out = sizeof(png->out);
 	memset(png->band, PAL_BACKGROUND, (size_t)png->width * LINE_PX);
 }
 
@@ -1135,7 +1097,12 @@ static int map_png(FILE *f, const struct pmaps_map_opts *opts,
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
-	memset(png, 0, offsetof(struct png, block));
+	memset(png, 0, offsetof(struct png, out));
+	if (deflateInit(&png->z, Z_DEFAULT_COMPRESSION) != Z_OK) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	png->z_open = true;
 	png->f = f;
 	png->width = width;
 	png->height = (unsigned int)lines * LINE_PX;
@@ -1148,13 +1115,18 @@ static int map_png(FILE *f, const struct pmaps_map_opts *opts,
 	png_head(&m, png);
 	for (i = 0; i < doc->map.nr_vmas && !ferror(f); i++)
 		png_vma(&m, png, &doc->map.vmas[i]);
-	png_block(png, true);
-	png_chunk(png, "IEND", NULL, 0, NULL, 0);
-	if (fflush(f) || ferror(f))
+	png_deflate(png, NULL, 0, true);
+	png_chunk(png, "IEND", NULL, 0);
+	if (png->z_failed)
+		snprintf(err, errlen, "deflate failed: %s",
+			 png->z.msg ? png->z.msg : "stream error");
+	else if (fflush(f) || ferror(f))
 		snprintf(err, errlen, "%s", strerror(errno ? errno : EIO));
 	else
 		ret = 0;
 out:
+	if (png && png->z_open)
+		deflateEnd(&png->z);
 	if (png)
 		free(png->band);
 	free(png);
