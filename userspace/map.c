@@ -46,6 +46,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "map.h"
+#include "map_font.h"
 #include "pagemap.h"
 
 /* Rows a VMA may take before it is zoomed. */
@@ -756,17 +757,20 @@ int pmaps_map_draw(FILE *out, const struct pmaps_map_opts *opts,
  * The same picture as an 8-bit palette PNG, its pixels compressed by
  * zlib's deflate as they come.  Every text line and row of cells is a band
  * of LINE_PX pixel rows drawn and compressed in turn, so memory stays one
- * band (and zlib's window), whatever the size of the map.  Text uses a 3x5
- * font drawn twice as large.
+ * band (and zlib's window), whatever the size of the map.  Text uses the
+ * 6x10 font of map_font.h.
  */
 #define LINE_PX		12
-#define GLYPH_PX	8		/* advance of a character */
+#define GLYPH_PX	FONT_W		/* advance of a character */
 #define CELL_PX		5		/* width of a character's cell */
 #define PAGE_PX		5		/* height of a page at scale 1 */
 #define SWATCH_PX	10
 #define MAX_HEIGHT_PX	(1u << 24)
 #define MAX_TEXT_CHARS	160		/* longer lines of text are cut */
 #define IDAT_MAX	65536		/* compressed bytes an IDAT chunk holds */
+
+/* a line of text: a blank pixel row, a glyph, at least one more */
+_Static_assert(1 + FONT_H < LINE_PX, "the font fits a line");
 
 enum { PAL_BACKGROUND, PAL_TEXT, PAL_STATES };
 
@@ -778,53 +782,14 @@ static unsigned char pal_index(int s, int q)
 
 #define PAL_SIZE	(PAL_STATES + ST_NR * 4)
 
-/*
- * 3x5 glyphs, a row an octal digit, 4 the leftmost pixel.  Lowercase is
- * drawn as uppercase; a character without a glyph as '?'.
- */
-static const struct glyph {
-	char ch;
-	unsigned char rows[5];
-} font[] = {
-	{ '0', { 7, 5, 5, 5, 7 } }, { '1', { 2, 6, 2, 2, 7 } },
-	{ '2', { 7, 1, 7, 4, 7 } }, { '3', { 7, 1, 3, 1, 7 } },
-	{ '4', { 5, 5, 7, 1, 1 } }, { '5', { 7, 4, 7, 1, 7 } },
-	{ '6', { 7, 4, 7, 5, 7 } }, { '7', { 7, 1, 1, 2, 2 } },
-	{ '8', { 7, 5, 7, 5, 7 } }, { '9', { 7, 5, 7, 1, 7 } },
-	{ 'A', { 2, 5, 7, 5, 5 } }, { 'B', { 6, 5, 6, 5, 6 } },
-	{ 'C', { 3, 4, 4, 4, 3 } }, { 'D', { 6, 5, 5, 5, 6 } },
-	{ 'E', { 7, 4, 6, 4, 7 } }, { 'F', { 7, 4, 6, 4, 4 } },
-	{ 'G', { 3, 4, 5, 5, 3 } }, { 'H', { 5, 5, 7, 5, 5 } },
-	{ 'I', { 7, 2, 2, 2, 7 } }, { 'J', { 1, 1, 1, 5, 2 } },
-	{ 'K', { 5, 5, 6, 5, 5 } }, { 'L', { 4, 4, 4, 4, 7 } },
-	{ 'M', { 5, 7, 7, 5, 5 } }, { 'N', { 6, 5, 5, 5, 5 } },
-	{ 'O', { 2, 5, 5, 5, 2 } }, { 'P', { 6, 5, 6, 4, 4 } },
-	{ 'Q', { 2, 5, 5, 7, 3 } }, { 'R', { 6, 5, 6, 5, 5 } },
-	{ 'S', { 3, 4, 2, 1, 6 } }, { 'T', { 7, 2, 2, 2, 2 } },
-	{ 'U', { 5, 5, 5, 5, 7 } }, { 'V', { 5, 5, 5, 5, 2 } },
-	{ 'W', { 5, 5, 7, 7, 5 } }, { 'X', { 5, 5, 2, 5, 5 } },
-	{ 'Y', { 5, 5, 2, 2, 2 } }, { 'Z', { 7, 1, 2, 4, 7 } },
-	{ '-', { 0, 0, 7, 0, 0 } }, { '.', { 0, 0, 0, 0, 2 } },
-	{ '/', { 1, 1, 2, 4, 4 } }, { '_', { 0, 0, 0, 0, 7 } },
-	{ '[', { 6, 4, 4, 4, 6 } }, { ']', { 3, 1, 1, 1, 3 } },
-	{ ':', { 0, 2, 0, 2, 0 } }, { ',', { 0, 0, 0, 2, 4 } },
-	{ '(', { 1, 2, 2, 2, 1 } }, { ')', { 4, 2, 2, 2, 4 } },
-	{ '+', { 0, 2, 7, 2, 0 } }, { '=', { 0, 7, 0, 7, 0 } },
-	{ '<', { 1, 2, 4, 2, 1 } }, { '>', { 4, 2, 1, 2, 4 } },
-	{ '\\', { 4, 4, 2, 1, 1 } }, { '?', { 7, 1, 2, 0, 2 } },
-	{ '\'', { 2, 2, 0, 0, 0 } }, { '#', { 5, 7, 5, 7, 5 } },
-};
-
+/* The glyph of ch; a byte outside printable ASCII is drawn as '?'. */
 static const unsigned char *glyph_rows(char ch)
 {
-	size_t i;
+	unsigned char c = (unsigned char)ch;
 
-	if (ch >= 'a' && ch <= 'z')
-		ch = (char)(ch - 'a' + 'A');
-	for (i = 0; i < sizeof(font) / sizeof(font[0]); i++)
-		if (font[i].ch == ch)
-			return font[i].rows;
-	return glyph_rows('?');
+	if (c < FONT_FIRST || c > FONT_LAST)
+		c = '?';
+	return font_6x10[c - FONT_FIRST];
 }
 
 struct png {
@@ -959,19 +924,16 @@ static void png_fill(struct png *png, unsigned int x, unsigned int y,
 /* Text from pixel column x, clipped at the right edge. */
 static void png_text(struct png *png, unsigned int x, const char *s)
 {
-	int r, b;
+	unsigned int r, b;
 
 	for (; *s && x + GLYPH_PX <= png->width; s++, x += GLYPH_PX) {
 		const unsigned char *rows = glyph_rows(*s);
 
-		if (*s == ' ')
-			continue;
-		for (r = 0; r < 5; r++)
-			for (b = 0; b < 3; b++)
-				if (rows[r] >> (2 - b) & 1)
-					png_fill(png, x + 2 * (unsigned int)b,
-						 1 + 2 * (unsigned int)r, 2, 2,
-						 PAL_TEXT);
+		for (r = 0; r < FONT_H; r++)
+			for (b = 0; b < FONT_W; b++)
+				if (rows[r] & 0x80 >> b)
+					png->band[(size_t)(1 + r) * png->width +
+						  x + b] = PAL_TEXT;
 	}
 }
 

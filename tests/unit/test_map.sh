@@ -223,19 +223,22 @@ for rgb in sys.argv[2:]:
 EOF
 
 if ! command -v python3 > /dev/null; then
-	lacks python3 png_decodes png_pixels_per_state png_zoomed_decodes
+	lacks python3 png_decodes png_pixels_per_state png_zoomed_decodes \
+		png_font_printable_ascii png_font_lowercase
 else
 	# 630 pages: 594 not present, 1 clean, 9 shared, 25 dirty, 1 under
 	# writeback (see golden_good-basic); each page is 5x5 pixels, each
-	# legend swatch 10x10.  The widest line of text is the 64 characters
-	# of the file mapping's title, 8 pixels each; 33 lines of 12 pixels:
-	# title, 8 states, a note, 10 VMA titles and 13 rows.
+	# legend swatch 10x10.  The widest line is a row of cells: "  " and 12
+	# hex digits and " " (15 characters of 6 pixels), 64 cells of 5 and a
+	# character's 6 to spare, 416 pixels (the file mapping's title, the
+	# widest text, is 64 characters, 384); 33 lines of 12 pixels: title,
+	# 8 states, a note, 10 VMA titles and 13 rows.
 	run "$PMAPS" map --width 80 --png "$tmp/basic.png" -f good-basic.txt
 	[ "$rc" = 0 ] && [ ! -s "$tmp/out" ] && [ ! -s "$tmp/err" ] &&
 		python3 "$tmp/png.py" "$tmp/basic.png" 303030 008700 00ff00 \
 		00ffff ff0000 0087ff ffff00 ff00ff > "$tmp/pixels" 2> "$tmp/err"
 	result png_decodes
-	printf '%s\n' 512x396 "303030 $((100 + 594 * 25))" \
+	printf '%s\n' 416x396 "303030 $((100 + 594 * 25))" \
 		"008700 $((100 + 25))" "00ff00 100" "00ffff $((100 + 9 * 25))" \
 		"ff0000 $((100 + 25 * 25))" "0087ff 100" "ffff00 $((100 + 25))" \
 		"ff00ff 100" > "$tmp/want"
@@ -250,11 +253,75 @@ else
 		python3 "$tmp/png.py" "$tmp/huge.png" > "$tmp/pixels" &&
 		grep -qx '[0-9]*x336' "$tmp/pixels"
 	result png_zoomed_decodes
+
+	# The glyphs of a line of text: each character's 6x10 pixels (one
+	# pixel row down in the line's 12) as 60 digits, 1 where the pixel is
+	# the text's colour (d0d0d0); a line per character.
+	cat > "$tmp/glyphs.py" <<'EOF'
+import struct, sys, zlib
+data = open(sys.argv[1], "rb").read()
+line, first, n = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+pos, idat = 8, b""
+while pos < len(data):
+    size, kind = struct.unpack(">I4s", data[pos:pos + 8])
+    body = data[pos + 8:pos + 8 + size]
+    if kind == b"IHDR":
+        w = struct.unpack(">I", body[:4])[0]
+    elif kind == b"PLTE":
+        plte = body
+    elif kind == b"IDAT":
+        idat += body
+    pos += 12 + size
+raw = zlib.decompress(idat)
+def text(x, y):
+    i = raw[y * (w + 1) + 1 + x]
+    return plte[3 * i:3 * i + 3] == b"\xd0\xd0\xd0"
+for c in range(first, first + n):
+    print("".join("1" if text(6 * c + x, 12 * line + 1 + y) else "0"
+                  for y in range(10) for x in range(6)))
+EOF
+
+	# Every printable ASCII character in a VMA's name: after the 23
+	# characters of "00400000-00401000 r--p " and the name's "/", the
+	# space is blank and the 94 others are each drawn, all different (a
+	# font without lowercase, or drawing a missing glyph as '?', fails).
+	# The VMA's title is line 10, after the title, 8 states and a note.
+	python3 -c 'print("00400000-00401000 r--p 00000000 00:02 15 /" +
+		"".join(map(chr, range(0x20, 0x7f))) + "\n0\t1\tY______\t1")' \
+		> "$tmp/ascii.txt"
+	run "$PMAPS" map --width 80 --png "$tmp/ascii.png" -f "$tmp/ascii.txt"
+	[ "$rc" = 0 ] &&
+		python3 "$tmp/glyphs.py" "$tmp/ascii.png" 10 24 95 \
+			> "$tmp/glyphs" 2> "$tmp/err" &&
+		[ "$(wc -l < "$tmp/glyphs")" = 95 ] &&
+		sed -n 1p "$tmp/glyphs" | grep -qx '0\{60\}' &&
+		! sed 1d "$tmp/glyphs" | grep -qx '0*' &&
+		[ "$(sed 1d "$tmp/glyphs" | sort -u | wc -l)" = 94 ]
+	result png_font_printable_ascii
+
+	# A path in lowercase and in uppercase: the VMAs' titles, from
+	# character 23 on ("/usr/lib/x"), differ where the letters are, and
+	# only there.
+	printf '00400000-00401000 r--p 00000000 00:02 15 /usr/lib/x\n0\t1\tY______\t1\n' \
+		> "$tmp/lower.txt"
+	sed '1s,/usr/lib/x$,/USR/LIB/X,' "$tmp/lower.txt" > "$tmp/upper.txt"
+	run "$PMAPS" map --width 80 --png "$tmp/lower.png" -f "$tmp/lower.txt"
+	[ "$rc" = 0 ] &&
+		python3 "$tmp/glyphs.py" "$tmp/lower.png" 10 23 10 \
+			> "$tmp/lower" 2> "$tmp/err" &&
+		run "$PMAPS" map --width 80 --png "$tmp/upper.png" \
+			-f "$tmp/upper.txt" && [ "$rc" = 0 ] &&
+		python3 "$tmp/glyphs.py" "$tmp/upper.png" 10 23 10 \
+			> "$tmp/upper" 2> "$tmp/err" &&
+		paste -d ' ' "$tmp/lower" "$tmp/upper" |
+		awk '{ printf "%d", $1 != $2 } END { print "" }' |
+		grep -qx 0111011101
+	result png_font_lowercase
 fi
 # No PNG written is a failure of pmaps, not a reason to skip.
 if command -v file > /dev/null; then
 	[ -s "$tmp/basic.png" ] &&
-		file "$tmp/basic.png" | grep -q "PNG image data, 512 x 396, 8-bit colormap"
+		file "$tmp/basic.png" | grep -q "PNG image data, 416 x 396, 8-bit colormap"
 	result png_file_recognises
 else
 	lacks "file(1)" png_file_recognises
