@@ -1118,7 +1118,7 @@ static const char map_usage[] =
 "                        VMA that would take more than 16 rows gets the\n"
 "                        smallest power of two that fits it in 16\n"
 "      --png FILE        write the picture to FILE as a PNG image instead\n"
-"                        (one target; - for stdout)\n"
+"                        (one target; - for stdout, but not a terminal)\n"
 "      --color[=WHEN]    auto (default: if stdout is a terminal and NO_COLOR\n"
 "                        is unset or empty), always or never; without colour\n"
 "                        a character is a letter, as the legend says\n"
@@ -1342,6 +1342,10 @@ int pmaps_cmd_map(int argc, char **argv)
 		st = map_usage_error("expected a PID, -p NAME or -f FILE");
 	if (!st && run.png_path && nr > 1)
 		st = map_usage_error("--png draws one target, got %zu", nr);
+	/* binary on a terminal is garbage, and may drive it: as gzip does */
+	if (!st && run.png_path && !strcmp(run.png_path, "-") &&
+	    isatty(STDOUT_FILENO))
+		st = map_usage_error("--png -: not writing a PNG image to a terminal; redirect standard output, or give a FILE");
 	if (st)
 		goto out;
 	if (!run.opts.width)

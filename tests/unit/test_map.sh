@@ -331,6 +331,25 @@ run "$PMAPS" map --png "$tmp/no/such/dir.png" -f good-basic.txt
 expect_text png_unwritable_exit_1 1 "" \
 	"pmaps map: $tmp/no/such/dir.png: No such file or directory"
 
+# No PNG to a terminal (--png -): the message alone, exit 2 as for bad
+# usage, as gzip refuses.  To a file it is written, stdout a terminal or
+# not: the same bytes as through a pipe.
+if have_tty png_not_to_terminal png_file_from_terminal; then
+	on_tty "'$PMAPS' map --width 80 --png - -f good-basic.txt"
+	rc=$?
+	printf '%s\r\n' "pmaps map: --png -: not writing a PNG image to a terminal; redirect standard output, or give a FILE" \
+		"$usage_hint" > "$tmp/want"
+	[ "$rc" = 2 ] && cmp -s "$tmp/out" "$tmp/want"
+	result png_not_to_terminal
+
+	"$PMAPS" map --width 80 --png - -f good-basic.txt > "$tmp/pipe.png"
+	on_tty "'$PMAPS' map --width 80 --png '$tmp/tty.png' -f good-basic.txt"
+	rc=$?
+	[ "$rc" = 0 ] && [ ! -s "$tmp/out" ] && [ -s "$tmp/pipe.png" ] &&
+		cmp -s "$tmp/tty.png" "$tmp/pipe.png"
+	result png_file_from_terminal
+fi
+
 # ---- usage and errors ----
 
 run "$PMAPS" map --help
