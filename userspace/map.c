@@ -1015,8 +1015,9 @@ static void png_vma(struct mapctx *m, struct png *png,
 }
 
 /*
- * Write doc as a PNG to f.  Return 0, or -1 with a message in err when
- * the image would be too tall or writing failed.
+ * Write doc as a PNG to f.  Return 0; -1 with a message in err when the
+ * image cannot be made (too tall, out of memory); or, when writing f
+ * failed, the errno value.
  */
 static int map_png(FILE *f, const struct pmaps_map_opts *opts,
 		   const struct pmaps_doc *doc, char *err, size_t errlen)
@@ -1083,7 +1084,7 @@ static int map_png(FILE *f, const struct pmaps_map_opts *opts,
 		snprintf(err, errlen, "deflate failed: %s",
 			 png->z.msg ? png->z.msg : "stream error");
 	else if (fflush(f) || ferror(f))
-		snprintf(err, errlen, "%s", strerror(errno ? errno : EIO));
+		ret = errno ? errno : EIO;
 	else
 		ret = 0;
 out:
@@ -1159,6 +1160,7 @@ struct map_run {
 	const char *png_path;
 	size_t nr_drawn;
 	enum pmaps_status status;	/* worst so far */
+	bool write_failed;		/* on stdout, and said so */
 };
 
 #define map_usage_error(...) pmaps_cmd_usage_error("map", __VA_ARGS__)
@@ -1169,11 +1171,21 @@ static void map_note(struct map_run *run, enum pmaps_status st)
 		run->status = st;
 }
 
+/* Writing stdout failed with err: say so once, as every command does. */
+static void map_write_error(struct map_run *run, int err)
+{
+	if (!run->write_failed)
+		fprintf(stderr, "pmaps map: write error: %s\n", strerror(err));
+	run->write_failed = true;
+	map_note(run, PMAPS_ERR_TARGET);
+}
+
 static void map_png_out(struct map_run *run, const struct pmaps_doc *doc)
 {
 	bool is_stdout = !strcmp(run->png_path, "-");
 	FILE *f = is_stdout ? stdout : fopen(run->png_path, "wb");
 	char err[256];
+	int ret;
 
 	if (!f) {
 		fprintf(stderr, "pmaps map: %s: %s\n", run->png_path,
@@ -1181,8 +1193,12 @@ static void map_png_out(struct map_run *run, const struct pmaps_doc *doc)
 		map_note(run, PMAPS_ERR_TARGET);
 		return;
 	}
-	if (map_png(f, &run->opts, doc, err, sizeof(err))) {
-		fprintf(stderr, "pmaps map: %s: %s\n", run->png_path, err);
+	ret = map_png(f, &run->opts, doc, err, sizeof(err));
+	if (ret > 0 && is_stdout) {
+		map_write_error(run, ret);
+	} else if (ret) {
+		fprintf(stderr, "pmaps map: %s: %s\n", run->png_path,
+			ret > 0 ? strerror(ret) : err);
 		map_note(run, PMAPS_ERR_TARGET);
 	}
 	if (!is_stdout && fclose(f)) {
@@ -1213,11 +1229,11 @@ static void map_one(struct map_run *run, const char *file, int pid)
 	} else if (run->png_path) {
 		map_png_out(run, &doc);
 		run->nr_drawn++;
-	} else {
+	} else if (!run->write_failed) {
 		if (run->nr_drawn++)
 			putchar('\n');
 		if (pmaps_map_draw(stdout, &run->opts, &doc))
-			map_note(run, PMAPS_ERR_TARGET);
+			map_write_error(run, errno);
 	}
 	pmaps_doc_free(&doc);
 }
@@ -1317,7 +1333,9 @@ int pmaps_cmd_map(int argc, char **argv)
 					 NULL)) != -1) {
 		if (opt == 'h') {
 			fputs(map_usage, stdout);
-			st = fflush(stdout) ? PMAPS_ERR_TARGET : PMAPS_OK;
+			if (fflush(stdout))
+				map_write_error(&run, errno);
+			st = run.status;
 			goto out;
 		}
 		if (opt == 'p' || opt == 'f') {
@@ -1352,11 +1370,11 @@ int pmaps_cmd_map(int argc, char **argv)
 		run.opts.width = pmaps_term_width();
 	run.opts.color = pmaps_color_wanted(when);
 	map_targets(&run, targets, nr);
-	if (fflush(stdout) && run.status == PMAPS_OK) {
-		fprintf(stderr, "pmaps map: write error: %s\n",
-			strerror(errno));
-		map_note(&run, PMAPS_ERR_TARGET);
-	}
+	/* a full disk must not pass for success, nor go unsaid */
+	if (fflush(stdout))
+		map_write_error(&run, errno);
+	else if (ferror(stdout))
+		map_write_error(&run, EIO);
 	st = run.status;
 out:
 	free(targets);

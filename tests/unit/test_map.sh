@@ -389,6 +389,41 @@ run "$PMAPS" map --color=never --width 80 -f no-such.txt -f good-basic.txt
 expect missing_then_good 1 "$golden/good-basic.map" \
 	"pmaps map: no-such.txt: No such file or directory"
 
+# A full disk: exit 1 and "write error", as every command says, once
+# however many pictures were cut (16 rows of 3984 characters, more than
+# stdio holds back: written, and failing, while drawing); a short
+# picture, a PNG on stdout and --help alike.
+full() {
+	: > "$tmp/out"
+	"$@" > /dev/full 2> "$tmp/err"
+	rc=$?
+}
+if [ -c /dev/full ]; then
+	full "$PMAPS" map --color=never --width 4000 -f huge-sparse.txt \
+		-f huge-sparse.txt
+	expect_text full_disk_picture 1 "" \
+		"pmaps map: write error: No space left on device"
+	full "$PMAPS" map --color=never --width 80 -f good-basic.txt
+	expect_text full_disk_short_picture 1 "" \
+		"pmaps map: write error: No space left on device"
+	full "$PMAPS" map --png - -f good-basic.txt
+	expect_text full_disk_png_stdout 1 "" \
+		"pmaps map: write error: No space left on device"
+	full "$PMAPS" map --help
+	expect_text full_disk_help 1 "" \
+		"pmaps map: write error: No space left on device"
+	# a bad target first: the write error is still said
+	full "$PMAPS" map --color=never -f no-such.txt -f good-basic.txt
+	expect_text full_disk_after_bad_target 1 "" \
+		"pmaps map: no-such.txt: No such file or directory
+pmaps map: write error: No space left on device"
+else
+	for t in full_disk_picture full_disk_short_picture \
+		 full_disk_png_stdout full_disk_help full_disk_after_bad_target; do
+		skip "$t" "no /dev/full"
+	done
+fi
+
 pid_max=$(cat /proc/sys/kernel/pid_max)
 run "$PMAPS" map "$pid_max"
 expect_text unknown_pid_exit_1 1 "" "pmaps map: no process $pid_max"
