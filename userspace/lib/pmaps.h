@@ -85,6 +85,16 @@ int pmaps_parse_buf(const char *buf, size_t len, const char *name,
 void pmaps_map_free(struct pmaps_map *map);
 
 /*
+ * The JSON that pmaps --json writes (schema pmaps/1 or pmaps/2,
+ * Documentation/pmaps-json.rst), with exactly one target, into *out as
+ * pmaps_parse_buf() would parse the same document in the text format;
+ * each VMA's header is rebuilt from its fields.  Errors and *out as for
+ * pmaps_parse_buf().
+ */
+int pmaps_parse_json(const char *buf, size_t len, const char *name,
+		     struct pmaps_map *out, char *err, size_t errlen);
+
+/*
  * Make room for need elements of size bytes in the array at *p, which has
  * room for *cap: the capacity doubles, so appending one at a time stays
  * cheap.  0, or -1 when out of memory (*p and *cap untouched).
