@@ -83,7 +83,7 @@ static int load(const char *path, struct pmaps_map *map)
 	const char *name = strcmp(path, "-") ? path : "<stdin>";
 	char err[512];
 	char *text;
-	size_t len, i;
+	size_t len;
 	int ret;
 
 	memset(map, 0, sizeof(*map));
@@ -91,13 +91,8 @@ static int load(const char *path, struct pmaps_map *map)
 		pmaps_cmd_report("diff", err);
 		return DIFF_TROUBLE;
 	}
-	for (i = 0; i < len && strchr(" \t\r\n", text[i]); i++)
-		;
-	if (i < len && text[i] == '{')
-		ret = pmaps_parse_json(text, len, name, map, err,
-				       sizeof(err));
-	else
-		ret = pmaps_parse_buf(text, len, name, map, err, sizeof(err));
+	/* Text or JSON: the library tells them apart. */
+	ret = pmaps_parse_buf(text, len, name, map, err, sizeof(err));
 	free(text);
 	if (ret) {
 		pmaps_cmd_report("diff", err);

@@ -109,7 +109,10 @@ static int read_all(int fd, char **text, size_t *len)
 	return 0;
 }
 
-/* Parse doc->text; a malformed document is an input error. */
+/*
+ * Parse doc->text, in the text format or JSON; a malformed document is an
+ * input error.
+ */
 static enum pmaps_status parse_text(struct pmaps_doc *doc, const char *name,
 				    char *err, size_t errlen)
 {
@@ -368,6 +371,7 @@ enum pmaps_status pmaps_load_file(const char *path, struct pmaps_doc *doc,
 {
 	const char *name = strcmp(path, "-") ? path : "<stdin>";
 	enum pmaps_status st;
+	bool json;
 
 	memset(doc, 0, sizeof(*doc));
 	doc->source = PMAPS_SRC_FILE;
@@ -377,7 +381,17 @@ enum pmaps_status pmaps_load_file(const char *path, struct pmaps_doc *doc,
 	st = pmaps_read_file(path, &doc->text, &doc->text_len, err, errlen);
 	if (st)
 		return st;
-	return parse_text(doc, name, err, errlen);
+	json = pmaps_is_json(doc->text, doc->text_len);
+	st = parse_text(doc, name, err, errlen);
+	if (st || !json)
+		return st;
+	/* --raw prints the text format, whichever format was read. */
+	free(doc->text);
+	if (pmaps_map_to_text(&doc->map, &doc->text, &doc->text_len)) {
+		say(err, errlen, "pmaps: %s: out of memory", name);
+		return PMAPS_ERR_TARGET;
+	}
+	return PMAPS_OK;
 }
 
 void pmaps_doc_free(struct pmaps_doc *doc)

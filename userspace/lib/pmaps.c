@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -452,6 +453,15 @@ static int parse_range(struct parser *ps, const char *s, const char *e,
 	return 0;
 }
 
+bool pmaps_is_json(const char *buf, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len && memchr(" \t\r\n", buf[i], 4); i++)
+		;
+	return i < len && buf[i] == '{';
+}
+
 int pmaps_parse_buf(const char *buf, size_t len, const char *name,
 		    struct pmaps_map *out, char *err, size_t errlen)
 {
@@ -464,10 +474,16 @@ int pmaps_parse_buf(const char *buf, size_t len, const char *name,
 	/* Also keeps NULL + 0 (undefined) away from an empty document. */
 	if (!len)
 		return 0;
+	if (!name)
+		name = "-";
+	/* No line of the text format starts with a blank or '{'. */
+	if (pmaps_is_json(buf, len))
+		return pmaps_parse_json(buf, len, name, out, err,
+					err ? errlen : 0);
 
 	memset(&ps, 0, sizeof(ps));
 	ps.map = out;
-	ps.name = name ? name : "-";
+	ps.name = name;
 	ps.err = err;
 	ps.errlen = errlen;
 	ps.page_size = pmaps_page_size();

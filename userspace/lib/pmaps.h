@@ -8,6 +8,7 @@
 #ifndef PMAPS_H
 #define PMAPS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -71,7 +72,8 @@ struct pmaps_map {
 };
 
 /*
- * Parse a whole document.  Return 0 on success.  On malformed input return
+ * Parse a whole document: the text format, or the JSON of pmaps --json
+ * (see pmaps_is_json() and pmaps_parse_json()).  Return 0 on success.  On malformed input return
  * -1 and write "NAME:LINE: expected ..." into err (NAME is the file name
  * given by the caller).  On allocation failure return -1 with a message.
  * *out is valid (possibly partial) in both cases and must be freed.
@@ -83,6 +85,12 @@ int pmaps_parse_file(FILE *f, const char *name, struct pmaps_map *out,
 int pmaps_parse_buf(const char *buf, size_t len, const char *name,
 		    struct pmaps_map *out, char *err, size_t errlen);
 void pmaps_map_free(struct pmaps_map *map);
+
+/*
+ * Whether buf holds JSON rather than the text format: its first byte that
+ * is not a space, TAB, CR or LF is '{', which no text line starts with.
+ */
+bool pmaps_is_json(const char *buf, size_t len);
 
 /*
  * The JSON that pmaps --json writes (schema pmaps/1 or pmaps/2,
