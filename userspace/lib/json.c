@@ -690,19 +690,44 @@ static void vma_ctx_free(struct vma_ctx *c)
 	free(c->v.header);
 }
 
-/* The VMA's maps line, malloc()ed, for whoever prints headers. */
+/*
+ * Where /proc/PID/maps starts a name: the kernel pads the line to this
+ * width (seq_setwidth() in show_map_vma()), then writes one space.
+ */
+#define MAPS_NAME_PAD	(25 + sizeof(void *) * 6 - 1)
+
+/*
+ * The VMA's maps line, malloc()ed, for whoever prints headers: byte for
+ * byte what maps printed, so that the text printed again from JSON is
+ * the text the JSON was made from.
+ */
 static char *maps_line(const struct pmaps_vma *v)
 {
-#define MAPS_LINE_ARGS(v) "%08llx-%08llx %s %08llx %02x:%02x %llu %s", \
+#define MAPS_PREFIX_ARGS(v) "%08llx-%08llx %s %08llx %02x:%02x %llu ", \
 	(v)->start, (v)->end, (v)->perms, (v)->offset, (v)->dev_major, \
-	(v)->dev_minor, (v)->inode, (v)->name
-	int n = snprintf(NULL, 0, MAPS_LINE_ARGS(v));
-	char *line = n < 0 ? NULL : malloc((size_t)n + 1);
+	(v)->dev_minor, (v)->inode
+	int n = snprintf(NULL, 0, MAPS_PREFIX_ARGS(v));
+	size_t len, pad = 0, name = strlen(v->name);
+	char *line;
 
-	if (line)
-		snprintf(line, (size_t)n + 1, MAPS_LINE_ARGS(v));
+	if (n < 0)
+		return NULL;
+	len = (size_t)n;
+	if (name) {
+		pad = len < MAPS_NAME_PAD ? MAPS_NAME_PAD - len : 0;
+		len += pad + 1 + name;
+	}
+	line = malloc(len + 1);
+	if (!line)
+		return NULL;
+	snprintf(line, (size_t)n + 1, MAPS_PREFIX_ARGS(v));
+	if (name) {
+		memset(line + n, ' ', pad + 1);
+		memcpy(line + n + pad + 1, v->name, name);
+	}
+	line[len] = '\0';
 	return line;
-#undef MAPS_LINE_ARGS
+#undef MAPS_PREFIX_ARGS
 }
 
 /* A complete VMA: below its end, after the VMA before, its ranges inside. */
