@@ -407,6 +407,225 @@ static void test_at_lines(void)
 		       "range line, got ' @x'");
 }
 
+/* Every field of a and b the same; headers too where with_headers. */
+static void check_same_map(const struct pmaps_map *a,
+			   const struct pmaps_map *b, int with_headers)
+{
+	size_t i, j;
+
+	CHECK_U(a->nr_vmas, b->nr_vmas);
+	for (i = 0; i < a->nr_vmas && i < b->nr_vmas; i++) {
+		const struct pmaps_vma *v = &a->vmas[i], *w = &b->vmas[i];
+
+		CHECK_U(v->start, w->start);
+		CHECK_U(v->end, w->end);
+		CHECK_S(v->perms, w->perms);
+		CHECK_U(v->offset, w->offset);
+		CHECK_U(v->dev_major, w->dev_major);
+		CHECK_U(v->dev_minor, w->dev_minor);
+		CHECK_U(v->inode, w->inode);
+		CHECK_S(v->name, w->name);
+		if (with_headers)
+			CHECK_S(v->header, w->header);
+		CHECK_U(v->nr_ranges, w->nr_ranges);
+		for (j = 0; j < v->nr_ranges && j < w->nr_ranges; j++) {
+			const struct pmaps_range *r = &v->ranges[j];
+			const struct pmaps_range *q = &w->ranges[j];
+
+			CHECK_U(r->index, q->index);
+			CHECK_U(r->count, q->count);
+			CHECK_U(r->flags, q->flags);
+			CHECK_U(r->unknown, q->unknown);
+			CHECK_U(r->mapcount, q->mapcount);
+		}
+	}
+}
+
+/*
+ * The sample of the 2007 RFC, as the mail archive has it: its TABs became
+ * single spaces.  Every value below is read off the RFC's text.
+ */
+static void test_rfc_sample_pasted(void)
+{
+	static const struct {
+		const char *name;
+		unsigned long long start, end;
+		size_t nr_ranges;
+	} vmas[] = {
+		{ "", 0x08048000, 0x080c9000, 1 },
+		{ "[heap]", 0x080c9000, 0x080f6000, 1 },
+		{ "/lib/libnss_files-2.3.6.so", 0xf7dba000, 0xf7dc3000, 4 },
+		{ "/lib/libnss_files-2.3.6.so", 0xf7dc3000, 0xf7dc5000, 1 },
+		{ "/lib/libnss_nis-2.3.6.so", 0xf7dc5000, 0xf7dcd000, 4 },
+		{ "/lib/libnss_nis-2.3.6.so", 0xf7dcd000, 0xf7dcf000, 1 },
+		{ "/lib/libnsl-2.3.6.so", 0xf7dcf000, 0xf7de1000, 3 },
+		{ "/lib/libnsl-2.3.6.so", 0xf7de1000, 0xf7de3000, 1 },
+	};
+	struct pmaps_map map;
+	const struct pmaps_vma *v;
+	char err[ERRLEN];
+	size_t i;
+
+	CHECK_U(parse_fixture("rfc-2007-sample.txt", &map, err), 0);
+	CHECK_S(err, "");
+	CHECK_U(map.nr_vmas, ARRAY_SIZE(vmas));
+	for (i = 0; i < map.nr_vmas && i < ARRAY_SIZE(vmas); i++) {
+		v = &map.vmas[i];
+		CHECK_S(v->name, vmas[i].name);
+		CHECK_U(v->start, vmas[i].start);
+		CHECK_U(v->end, vmas[i].end);
+		CHECK_U(v->nr_ranges, vmas[i].nr_ranges);
+	}
+	if (map.nr_vmas == ARRAY_SIZE(vmas)) {
+		v = &map.vmas[0];
+		CHECK_S(v->header, "08048000-080c9000 r-xp 08048000 00:00 0");
+		CHECK_U(v->offset, 0x08048000);
+		if (v->nr_ranges == 1)
+			check_range(&v->ranges[0], 32840, 129, "YAP", 1, 2);
+		v = &map.vmas[2];
+		CHECK_U(v->inode, 176633);
+		CHECK_U(v->dev_major, 3);
+		if (v->nr_ranges == 4) {
+			check_range(&v->ranges[0], 0, 1, "YAU", 1, 6);
+			check_range(&v->ranges[1], 1, 1, "YRU", 1, 7);
+			check_range(&v->ranges[2], 5, 1, "YRU", 1, 8);
+			check_range(&v->ranges[3], 8, 1, "YAU", 1, 9);
+		}
+		v = &map.vmas[6];
+		if (v->nr_ranges == 3)
+			check_range(&v->ranges[1], 1, 3, "YRU", 1, 21);
+		v = &map.vmas[7];
+		CHECK_U(v->offset, 0x11000);
+		if (v->nr_ranges == 1)
+			check_range(&v->ranges[0], 17, 2, "YAP", 1, 24);
+	}
+	pmaps_map_free(&map);
+}
+
+/* buf[0..len) with each TAB expanded to the next multiple of 8 columns. */
+static char *expand_tabs(const char *buf, size_t len, size_t *out_len)
+{
+	char *out = malloc(len * 8 + 1);
+	size_t i, n = 0, col = 0;
+
+	if (!out)
+		return NULL;
+	for (i = 0; i < len; i++) {
+		if (buf[i] == '\t') {
+			do
+				out[n++] = ' ';
+			while (++col % 8);
+		} else {
+			out[n++] = buf[i];
+			col = buf[i] == '\n' ? 0 : col + 1;
+		}
+	}
+	*out_len = n;
+	return out;
+}
+
+/* What a terminal shows of good-basic.txt: the map it was. */
+static void test_pasted_expanded_tabs(void)
+{
+	struct pmaps_map want, got;
+	char err[ERRLEN];
+	size_t len, n;
+	char *buf = read_fixture("good-basic.txt", &len);
+	char *pasted = buf ? expand_tabs(buf, len, &n) : NULL;
+
+	if (!pasted) {
+		free(buf);
+		ok = 0;
+		return;
+	}
+	CHECK(!memchr(pasted, '\t', n));
+	CHECK_U(parse_mem(buf, len, "t", &want, err), 0);
+	CHECK_U(parse_mem(pasted, n, "t", &got, err), 0);
+	CHECK_S(err, "");
+	CHECK(want.nr_vmas > 0);
+	check_same_map(&want, &got, 1);
+	pmaps_map_free(&want);
+	pmaps_map_free(&got);
+	free(pasted);
+	free(buf);
+}
+
+/* Runs of spaces, TABs after a space, trailing blanks, extra columns. */
+static void test_pasted_separators(void)
+{
+	static const char head[] =
+		"00400000-00410000 r--p 00000000 00:02 9  /lib/x 1 1 Y__U___ 1\n";
+	static const char *const lines[] = {
+		"0 1 Y__U___ 1\n",
+		"1     2       YR_U___    2   \n",
+		"3 \t1\tY?_U___ \t?\n",
+		"4 1 Y__U___ 3 new  columns\t-1\n",
+	};
+	struct pmaps_map map;
+	const struct pmaps_vma *v;
+	char doc[512], err[ERRLEN];
+	size_t i;
+
+	snprintf(doc, sizeof(doc), "%s", head);
+	for (i = 0; i < ARRAY_SIZE(lines); i++)
+		strncat(doc, lines[i], sizeof(doc) - strlen(doc) - 1);
+	CHECK_U(parse_str(doc, &map, err), 0);
+	CHECK_S(err, "");
+	v = map.nr_vmas == 1 ? &map.vmas[0] : NULL;
+	CHECK(v);
+	if (v) {
+		/* The header's name stays whole, digits and spaces and all. */
+		CHECK_S(v->name, "/lib/x 1 1 Y__U___ 1");
+		CHECK_U(v->nr_ranges, 4);
+	}
+	if (v && v->nr_ranges == 4) {
+		check_range(&v->ranges[0], 0, 1, "YU", 1, 2);
+		check_range(&v->ranges[1], 1, 2, "YRU", 2, 3);
+		CHECK_U(v->ranges[2].index, 3);
+		CHECK_U(v->ranges[2].unknown, 1U << PMAPS_REFERENCED);
+		CHECK_U(v->ranges[2].mapcount, PMAPS_MAPCOUNT_UNKNOWN);
+		check_range(&v->ranges[3], 4, 1, "YU", 3, 5);
+	}
+	pmaps_map_free(&map);
+}
+
+/* A pasted line is held to the same columns, and says where it is wrong. */
+static void test_pasted_errors(void)
+{
+	static const struct {
+		const char *line, *msg;
+	} cases[] = {
+		{ "0 1x Y__U___ 1", "expected decimal COUNT, got '1x'" },
+		{ "0 0 Y__U___ 1", "expected COUNT >= 1, got '0'" },
+		{ "0 1 Y_U___ 1", "expected FLAGS of 7 characters YRAUPDW, "
+		  "got 'Y_U___'" },
+		{ "0 1 Y__U___ 1?", "expected MAPCOUNT as decimal or '?', "
+		  "got '1?'" },
+		{ "0 1 Y__U___", "expected 4 space-separated columns INDEX "
+		  "COUNT FLAGS MAPCOUNT, got '0 1 Y__U___'" },
+		{ "0 17 Y__U___ 1", "expected range inside 00400000-00410000, "
+		  "got '00000000-00011000'" },
+		/* A header that lost its '-' is no header. */
+		{ "00400000 00401000 r--p 00000000 00:00 0",
+		  "expected FLAGS of 7 characters YRAUPDW, got 'r--p'" },
+		{ " 0 1 Y__U___ 1", "expected VMA header or TAB-separated "
+		  "range line, got ' 0 1 Y__U___ 1'" },
+	};
+	char doc[256], msg[ERRLEN];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		snprintf(doc, sizeof(doc),
+			 "00400000-00410000 r--p 00000000 00:00 0\n%s\n",
+			 cases[i].line);
+		snprintf(msg, sizeof(msg), "t:2: %s", cases[i].msg);
+		expect_bad_str(doc, msg);
+	}
+	/* Pasted before any header: still a range line, in the wrong place. */
+	expect_bad_str("0 1 Y__U___ 1\n", "t:1: expected VMA header before "
+		       "range lines, got '0 1 Y__U___ 1'");
+}
+
 static void test_unknown_flags(void)
 {
 	struct pmaps_map map;
@@ -653,9 +872,19 @@ static void test_bad_columns(void)
 	expect_bad_str("00400000-00401000 r--p 00000000 00:00 0\n0\t1\n",
 		       "t:2: expected 4 TAB-separated columns INDEX COUNT "
 		       "FLAGS MAPCOUNT, got '0\\t1'");
+	/* A pasted range line (spaces for TABs) is read as a range. */
 	expect_bad_str("00400000-00401000 r--p 00000000 00:00 0\n0 1 Y 1\n",
-		       "t:2: expected VMA header or TAB-separated range line, "
-		       "got '0 1 Y 1'");
+		       "t:2: expected FLAGS of 7 characters YRAUPDW, "
+		       "got 'Y'");
+	expect_bad_str("00400000-00401000 r--p 00000000 00:00 0\n"
+		       "0  1   Y__U___  \n",
+		       "t:2: expected 4 space-separated columns INDEX COUNT "
+		       "FLAGS MAPCOUNT, got '0  1   Y__U___  '");
+	/* A line of other words is neither header nor range. */
+	expect_bad_str("00400000-00401000 r--p 00000000 00:00 0\n"
+		       "1024\t1\tY__U___\t1\n[...]\n",
+		       "t:3: expected VMA header or TAB-separated range line, "
+		       "got '[...]'");
 }
 
 static void test_bad_index(void)
@@ -1137,6 +1366,10 @@ static const struct {
 	T(test_partial_on_error, 1),
 	T(test_mutations, 0),
 	T(test_page_size, 0),
+	T(test_rfc_sample_pasted, 1),
+	T(test_pasted_expanded_tabs, 1),
+	T(test_pasted_separators, 1),
+	T(test_pasted_errors, 0),
 #undef T
 };
 

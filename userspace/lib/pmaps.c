@@ -361,15 +361,54 @@ static size_t range_str(char *buf, const struct pmaps_vma *v,
 	return n < 0 ? 0 : n > 39 ? 39 : (size_t)n;
 }
 
-/* INDEX<TAB>COUNT<TAB>FLAGS<TAB>MAPCOUNT[<TAB>ignored...]; t1: first TAB */
-static int parse_range(struct parser *ps, const char *s, const char *e,
-		       const char *t1)
+/*
+ * Whether range line [s, e) was pasted: its INDEX is followed by a space,
+ * as when a terminal or a mail turned its TABs into spaces.  No VMA
+ * header starts with digits and a space: it starts with "START-".
+ */
+static bool range_pasted(const char *s, const char *e)
+{
+	const char *p;
+
+	for (p = s; p < e && *p >= '0' && *p <= '9'; p++)
+		;
+	return p > s && p < e && *p == ' ';
+}
+
+/*
+ * End of the range column at p, or e: the next TAB as the format is
+ * written; in a pasted line, the next space or TAB.
+ */
+static const char *column_end(const char *p, const char *e, bool pasted)
+{
+	while (p < e && *p != '\t' && !(pasted && *p == ' '))
+		p++;
+	return p;
+}
+
+/* Past the separator at p: one TAB; in a pasted line, all blanks there. */
+static const char *skip_separator(const char *p, const char *e, bool pasted)
+{
+	if (!pasted)
+		return p + 1;
+	while (p < e && (*p == '\t' || *p == ' '))
+		p++;
+	return p;
+}
+
+/*
+ * INDEX<TAB>COUNT<TAB>FLAGS<TAB>MAPCOUNT[<TAB>ignored...], or pasted
+ * (range_pasted()): the same columns separated by runs of spaces and
+ * TABs.  No column holds a blank, so either way the columns are the same.
+ */
+static int parse_range(struct parser *ps, const char *s, const char *e)
 {
 	struct pmaps_map *map = ps->map;
 	struct pmaps_vma *v;
 	struct pmaps_range r;
-	const char *t2, *t3, *t4, *f;
+	const char *col[4], *end[4], *p = s, *f;
 	unsigned long long val, rel, ps_sz = ps->page_size;
+	bool pasted = range_pasted(s, e);
 	char buf[40];
 	enum num_rc rc;
 	size_t n;
@@ -379,30 +418,40 @@ static int parse_range(struct parser *ps, const char *s, const char *e,
 		return fail(ps, s, e - s, "VMA header before range lines");
 	v = &map->vmas[map->nr_vmas - 1];
 
-	t2 = memchr(t1 + 1, '\t', e - t1 - 1);
-	t3 = t2 ? memchr(t2 + 1, '\t', e - t2 - 1) : NULL;
-	if (!t3)
-		return fail(ps, s, e - s, "4 TAB-separated columns %s",
-			    "INDEX COUNT FLAGS MAPCOUNT");
+	for (i = 0; i < 4; i++) {
+		if (i) {
+			if (p == e)
+				return fail(ps, s, e - s,
+					    "4 %s-separated columns %s",
+					    pasted ? "space" : "TAB",
+					    "INDEX COUNT FLAGS MAPCOUNT");
+			p = skip_separator(p, e, pasted);
+			/* Blanks at the end of a pasted line are no column. */
+			if (pasted && p == e)
+				return fail(ps, s, e - s,
+					    "4 space-separated columns %s",
+					    "INDEX COUNT FLAGS MAPCOUNT");
+		}
+		col[i] = p;
+		end[i] = p = column_end(p, e, pasted);
+	}
 	/* Columns after MAPCOUNT are for future readers. */
-	t4 = memchr(t3 + 1, '\t', e - t3 - 1);
-	if (!t4)
-		t4 = e;
 
 	r.line = ps->line;
-	rc = parse_dec(s, t1 - s, ULLONG_MAX, &r.index);
+	rc = parse_dec(col[0], end[0] - col[0], ULLONG_MAX, &r.index);
 	if (rc)
-		return fail_dec(ps, rc, s, t1 - s, "INDEX", ULLONG_MAX);
-	rc = parse_dec(t1 + 1, t2 - t1 - 1, ULLONG_MAX, &r.count);
+		return fail_dec(ps, rc, col[0], end[0] - col[0], "INDEX",
+				ULLONG_MAX);
+	rc = parse_dec(col[1], end[1] - col[1], ULLONG_MAX, &r.count);
 	if (rc)
-		return fail_dec(ps, rc, t1 + 1, t2 - t1 - 1, "COUNT",
+		return fail_dec(ps, rc, col[1], end[1] - col[1], "COUNT",
 				ULLONG_MAX);
 	if (!r.count)
-		return fail(ps, t1 + 1, t2 - t1 - 1, "COUNT >= 1");
+		return fail(ps, col[1], end[1] - col[1], "COUNT >= 1");
 
-	f = t2 + 1;
-	if (t3 - f != PMAPS_NR_FLAGS)
-		return fail(ps, f, t3 - f, "FLAGS of %d characters %s",
+	f = col[2];
+	if (end[2] - f != PMAPS_NR_FLAGS)
+		return fail(ps, f, end[2] - f, "FLAGS of %d characters %s",
 			    PMAPS_NR_FLAGS, pmaps_flag_letters);
 	r.flags = 0;
 	r.unknown = 0;
@@ -418,15 +467,16 @@ static int parse_range(struct parser *ps, const char *s, const char *e,
 	}
 
 	/* Exactly one '?': the kernel withheld the count. */
-	if (t4 - t3 - 1 == 1 && t3[1] == '?') {
+	n = end[3] - col[3];
+	if (n == 1 && col[3][0] == '?') {
 		r.mapcount = PMAPS_MAPCOUNT_UNKNOWN;
 	} else {
-		rc = parse_dec(t3 + 1, t4 - t3 - 1, LONG_MAX, &val);
+		rc = parse_dec(col[3], n, LONG_MAX, &val);
 		if (rc == NUM_RANGE)
-			return fail(ps, t3 + 1, t4 - t3 - 1,
-				    "MAPCOUNT in 0..%ld or '?'", LONG_MAX);
+			return fail(ps, col[3], n, "MAPCOUNT in 0..%ld or '?'",
+				    LONG_MAX);
 		if (rc)
-			return fail(ps, t3 + 1, t4 - t3 - 1,
+			return fail(ps, col[3], n,
 				    "MAPCOUNT as decimal or '?'");
 		r.mapcount = (long)val;
 	}
@@ -451,6 +501,25 @@ static int parse_range(struct parser *ps, const char *s, const char *e,
 		return fail_nomem(ps);
 	v->ranges[v->nr_ranges++] = r;
 	return 0;
+}
+
+/*
+ * Whether line [s, e) is a range line rather than a VMA header.  A header
+ * starts with "START-" and may hold a TAB (in a file name); a range line
+ * starts with decimal digits and a TAB or a space (pasted), or is any
+ * other line with a TAB, so that a malformed one is reported as a range.
+ */
+static bool is_range_line(const char *s, const char *e)
+{
+	const char *p;
+
+	if (s >= e)
+		return false;
+	for (p = s; p < e && is_hex_digit(*p); p++)
+		;
+	if (p > s && p < e && *p == '-')
+		return false;
+	return range_pasted(s, e) || memchr(s, '\t', e - s);
 }
 
 bool pmaps_is_json(const char *buf, size_t len)
@@ -492,7 +561,6 @@ int pmaps_parse_buf(const char *buf, size_t len, const char *name,
 	while (p < end) {
 		const char *nl = memchr(p, '\n', end - p);
 		const char *e = nl ? nl : end;
-		const char *tab;
 		int ret;
 
 		ps.line++;
@@ -500,18 +568,8 @@ int pmaps_parse_buf(const char *buf, size_t len, const char *name,
 			p = nl ? nl + 1 : end;	/* extension line */
 			continue;
 		}
-		/*
-		 * A header starts with "START-" and may hold a TAB in a file
-		 * name; any other line with a TAB is a range line.
-		 */
-		for (tab = p; tab < e && is_hex_digit(*tab); tab++)
-			;
-		if (tab > p && tab < e && *tab == '-')
-			tab = NULL;
-		else
-			tab = memchr(p, '\t', e - p);
-		if (tab)
-			ret = parse_range(&ps, p, e, tab);
+		if (is_range_line(p, e))
+			ret = parse_range(&ps, p, e);
 		else
 			ret = parse_header(&ps, p, e);
 		if (ret)
