@@ -626,6 +626,49 @@ static void test_pasted_errors(void)
 		       "range lines, got '0 1 Y__U___ 1'");
 }
 
+/* pmaps --json of diff-a.txt reads back as diff-a.txt, headers too. */
+static void test_json_document(void)
+{
+	struct pmaps_map text, json;
+	char err[ERRLEN];
+	size_t len;
+	char *buf;
+
+	CHECK_U(parse_fixture("diff-a.txt", &text, err), 0);
+	CHECK_U(parse_fixture("diff-a.json", &json, err), 0);
+	CHECK_S(err, "");
+	CHECK(text.nr_vmas > 0);
+	check_same_map(&text, &json, 1);
+	pmaps_map_free(&json);
+
+	/* Blank lines before the '{' do not make it text. */
+	buf = read_fixture("diff-a.json", &len);
+	if (buf) {
+		char *spaced = malloc(len + 3);
+
+		if (spaced) {
+			memcpy(spaced, "\n \t", 3);
+			memcpy(spaced + 3, buf, len);
+			CHECK_U(parse_mem(spaced, len + 3, "t", &json, err),
+				0);
+			check_same_map(&text, &json, 1);
+			pmaps_map_free(&json);
+			free(spaced);
+		}
+		free(buf);
+	}
+	pmaps_map_free(&text);
+
+	CHECK(!pmaps_is_json("", 0));
+	CHECK(!pmaps_is_json(" \n", 2));
+	CHECK(pmaps_is_json(" \r\n{", 4));
+	CHECK(!pmaps_is_json("00400000-", 9));
+
+	/* Malformed JSON is reported by file and line, as text is. */
+	expect_bad_str("{\"schema\":\"pmaps/2\",\n\"targets\":[}\n",
+		       "t:2: expected a target object, got '}'");
+}
+
 static void test_unknown_flags(void)
 {
 	struct pmaps_map map;
@@ -1370,6 +1413,7 @@ static const struct {
 	T(test_pasted_expanded_tabs, 1),
 	T(test_pasted_separators, 1),
 	T(test_pasted_errors, 0),
+	T(test_json_document, 1),
 #undef T
 };
 
