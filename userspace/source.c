@@ -366,6 +366,42 @@ enum pmaps_status pmaps_read_file(const char *path, char **text,
 	return PMAPS_OK;
 }
 
+/* Files warned about already, by a hash of the name. */
+#define WARNED_MAX	64
+
+/*
+ * A document without range lines is valid and shows nothing resident: an
+ * empty file (a process without user memory), or, far more often, a copy
+ * of /proc/PID/maps, which is the VMA headers alone.  Say which on stderr,
+ * once per file in a run (watch and top read files again), and go on: the
+ * exit status stays that of a valid document.
+ */
+static void warn_no_ranges(const char *name, const struct pmaps_map *map)
+{
+	static unsigned long long warned[WARNED_MAX];
+	static size_t nr_warned;
+	unsigned long long h = 14695981039346656037ULL;	/* FNV-1a */
+	const char *p;
+	size_t i;
+
+	for (i = 0; i < map->nr_vmas; i++)
+		if (map->vmas[i].nr_ranges)
+			return;
+	for (p = name; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	for (i = 0; i < nr_warned; i++)
+		if (warned[i] == h)
+			return;
+	if (nr_warned < WARNED_MAX)
+		warned[nr_warned++] = h;
+	if (!map->nr_vmas)
+		fprintf(stderr, "pmaps: %s: warning: empty document, no VMAs and no range lines: nothing resident\n",
+			name);
+	else
+		fprintf(stderr, "pmaps: %s: warning: %zu VMA%s and no range lines: nothing resident (a copy of /proc/PID/maps? save pmaps --raw PID instead)\n",
+			name, map->nr_vmas, map->nr_vmas == 1 ? "" : "s");
+}
+
 enum pmaps_status pmaps_load_file(const char *path, struct pmaps_doc *doc,
 				  char *err, size_t errlen)
 {
@@ -383,8 +419,11 @@ enum pmaps_status pmaps_load_file(const char *path, struct pmaps_doc *doc,
 		return st;
 	json = pmaps_is_json(doc->text, doc->text_len);
 	st = parse_text(doc, name, err, errlen);
-	if (st || !json)
+	if (st)
 		return st;
+	warn_no_ranges(name, &doc->map);
+	if (!json)
+		return PMAPS_OK;
 	/* --raw prints the text format, whichever format was read. */
 	free(doc->text);
 	if (pmaps_map_to_text(&doc->map, &doc->text, &doc->text_len)) {
