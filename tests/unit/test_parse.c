@@ -667,6 +667,15 @@ static void test_json_document(void)
 	/* Malformed JSON is reported by file and line, as text is. */
 	expect_bad_str("{\"schema\":\"pmaps/2\",\n\"targets\":[}\n",
 		       "t:2: expected a target object, got '}'");
+
+	/* No name the text format cannot hold: a header is one line. */
+	expect_bad_str("{\"schema\":\"pmaps/2\",\"targets\":[{\"vmas\":[\n"
+		       "{\"start\":\"0x1000\",\"end\":\"0x2000\","
+		       "\"perms\":\"rw-p\",\"offset\":0,\"dev\":\"00:00\","
+		       "\"inode\":0,\"name\":\"a\\nb\",\"ranges\":[]}]}]}\n",
+		       "t:2: expected name as maps prints it, without a "
+		       "newline or a leading space, got "
+		       "'\"a\\\\nb\",\"ranges\":[]}]}]}'");
 }
 
 static void test_unknown_flags(void)

@@ -659,7 +659,21 @@ static int vma_member(struct json *j, const char *key, void *ctx)
 	case V_INODE:
 		return json_uint(j, ULLONG_MAX, &v->inode, "inode");
 	case V_NAME:
-		return json_string(j, &v->name, "name");
+		json_ws(j);
+		at = j->p;
+		line = j->line;
+		if (json_string(j, &v->name, "name"))
+			return -1;
+		/*
+		 * As maps prints it, so that the text printed again holds
+		 * it: maps escapes a newline, and a leading blank would be
+		 * taken for the padding.
+		 */
+		if (!strchr(v->name, '\n') && v->name[0] != ' ')
+			return 0;
+		j->p = at;
+		j->line = line;
+		return json_fail(j, "name as maps prints it, without a newline or a leading space");
 	case V_RANGES:
 		return json_array(j, "an array of ranges", range_element, c);
 	}
