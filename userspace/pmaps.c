@@ -181,6 +181,67 @@ void pmaps_cmd_report(const char *command, const char *msg)
 	fprintf(stderr, "pmaps %s: %s\n", command, msg);
 }
 
+/* "1", "0.5", "2.250": whole seconds and up to 9 decimals, exactly. */
+static bool parse_seconds(const char *s, struct timespec *ts, bool *whole)
+{
+	unsigned long long sec = 0;
+	long nsec = 0, scale = 100000000;
+	const char *p = s;
+
+	if (*p < '0' || *p > '9')
+		return false;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		sec = sec * 10 + (unsigned long long)(*p - '0');
+		if (sec > PMAPS_INTERVAL_MAX)
+			return false;
+	}
+	*whole = *p != '.';
+	if (*p == '.') {
+		for (p++; *p >= '0' && *p <= '9'; p++) {
+			if (!scale)
+				return false;
+			nsec += (*p - '0') * scale;
+			scale /= 10;
+		}
+	}
+	if (*p || (!sec && !nsec) || (sec == PMAPS_INTERVAL_MAX && nsec))
+		return false;
+	ts->tv_sec = (time_t)sec;
+	ts->tv_nsec = nsec;
+	return true;
+}
+
+int pmaps_interval_parse(const char *command, const char *arg,
+			 bool refuse_ms, struct timespec *ts)
+{
+	unsigned long long ms;
+	char secs[32];
+	bool whole;
+	int n;
+
+	if (!parse_seconds(arg, ts, &whole))
+		return pmaps_cmd_usage_error(command,
+			"--interval: expected seconds above 0 and up to %d, e.g. 0.5, got '%s'",
+			PMAPS_INTERVAL_MAX, arg);
+	if (!refuse_ms || !whole || ts->tv_sec < PMAPS_INTERVAL_MS_FROM)
+		return PMAPS_OK;
+	/* arg is digits only here: the seconds it meant, without 0s */
+	ms = (unsigned long long)ts->tv_sec;
+	n = snprintf(secs, sizeof(secs), "%llu.%03llu", ms / 1000, ms % 1000);
+	while (secs[n - 1] == '0')
+		secs[--n] = '\0';
+	if (secs[n - 1] == '.')
+		secs[n - 1] = '\0';
+	return pmaps_cmd_usage_error(command,
+		"--interval: expected seconds, got '%s', which looks like milliseconds: for %s ms write %s, for %s seconds %s.0",
+		arg, arg, secs, arg, arg);
+}
+
+long long pmaps_interval_ms(const struct timespec *ts)
+{
+	return (long long)ts->tv_sec * 1000 + (ts->tv_nsec + 999999) / 1000000;
+}
+
 /* Hex number, "0x" optional, the whole of s[0..n). */
 static bool parse_hex(const char *s, size_t n, unsigned long long *val)
 {

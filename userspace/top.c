@@ -64,7 +64,9 @@ static const char usage_text[] =
 "  -f, --file FILE       a saved pmaps document (no hex dump, no statistics)\n"
 "      --source=SOURCE   auto (the default), kernel, module or pagemap, as\n"
 "                        for pmaps; file reads PID as a file name\n"
-"  -i, --interval SECS   reload every SECS seconds (default: on 'r' only)\n"
+"  -i, --interval SECS   reload every SECS seconds, e.g. 0.5 (default: on 'r'\n"
+"                        only); a whole number from 100 is refused as\n"
+"                        milliseconds: write 300.0 for 300 seconds\n"
 "  -h, --help            show this help and exit\n"
 "\n";
 
@@ -167,20 +169,6 @@ static bool parse_hex(const char *s, unsigned long long *val)
 	return true;
 }
 
-/* SECS, a positive decimal number: milliseconds, at least 100. */
-static bool parse_interval(const char *s, int *ms)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !(v > 0) || v > 86400)
-		return false;
-	*ms = v * 1000 < 100 ? 100 : (int)(v * 1000);
-	return true;
-}
-
 /* The one process named name; a status and a message otherwise. */
 static int pid_by_name(const char *name, int *pid)
 {
@@ -215,6 +203,8 @@ static int parse_args(int argc, char **argv, struct top *t, bool *done)
 {
 	static char prog_name[] = "pmaps top";
 	const char *name = NULL;
+	struct timespec interval;
+	long long ms;
 	int opt, targets = 0;
 
 	argv[0] = prog_name;	/* getopt_long's messages name it */
@@ -241,9 +231,11 @@ static int parse_args(int argc, char **argv, struct top *t, bool *done)
 			targets++;
 			break;
 		case 'i':
-			if (!parse_interval(optarg, &t->interval_ms))
-				return usage_error("--interval: expected seconds above 0, got '%s'",
-						   optarg);
+			if (pmaps_interval_parse("top", optarg, true, &interval))
+				return PMAPS_ERR_INPUT;
+			/* reloading faster would be all the screen shows */
+			ms = pmaps_interval_ms(&interval);
+			t->interval_ms = ms < 100 ? 100 : (int)ms;
 			break;
 		default:
 			/* getopt_long has said what was wrong */

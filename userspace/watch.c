@@ -35,7 +35,6 @@
 #include "commands.h"
 #include "map.h"
 
-#define DEFAULT_INTERVAL_MS	1000
 
 static const char watch_usage[] =
 "Usage: pmaps watch [OPTION]... PID\n"
@@ -54,7 +53,9 @@ static const char watch_usage[] =
 "                        the last\n"
 "\n"
 "Frames:\n"
-"  -i, --interval MS     milliseconds between frames (default 1000)\n"
+"  -i, --interval SECS   seconds between frames, e.g. 0.5 (default 1); a\n"
+"                        whole number from 100 is refused as milliseconds:\n"
+"                        write 300.0 for 300 seconds\n"
 "  -n, --frames N        stop after N frames (default: until q or a signal)\n"
 "      --map             the picture of pmaps map instead of the text view\n"
 "  -w, --width COLUMNS   --map: as for pmaps map\n"
@@ -111,7 +112,9 @@ struct watch {
 	enum pmaps_source source;
 	char **files;
 	size_t nr_files;
-	unsigned long long interval_ms, frames;
+	long long interval_ms;
+	const char *interval;		/* as given, for the title */
+	unsigned long long frames;
 	bool map_view, self_stats, tty, color, keys;
 	unsigned int width;		/* --width, 0: the terminal's */
 	struct pmaps_map_opts map_opts;
@@ -575,8 +578,8 @@ static void draw_frame(struct watch *w, FILE *out)
 
 	count_totals(&w->now.map, &t);
 	if (w->tty)
-		fprintf(out, "pmaps watch: frame %llu, every %llu ms; q quits\n",
-			w->frame, w->interval_ms);
+		fprintf(out, "pmaps watch: frame %llu, every %s s; q quits\n",
+			w->frame, w->interval);
 	else
 		fprintf(out, "=== frame %llu\n", w->frame);
 	put_totals(w, out, &t);
@@ -703,7 +706,7 @@ static long long now_ms(void)
 /* Wait for the next frame; true when it is time to stop. */
 static bool wait_frame(const struct watch *w)
 {
-	long long deadline = now_ms() + (long long)w->interval_ms, left;
+	long long deadline = now_ms() + w->interval_ms, left;
 	struct pollfd key = { .fd = STDIN_FILENO, .events = POLLIN };
 	char buf[64];
 	ssize_t n, i;
@@ -806,6 +809,7 @@ static enum pmaps_status run(struct watch *w)
 
 static int watch_option(struct watch *w, int opt, enum pmaps_color_when *when)
 {
+	struct timespec interval;
 	unsigned long long val;
 
 	switch (opt) {
@@ -816,9 +820,10 @@ static int watch_option(struct watch *w, int opt, enum pmaps_color_when *when)
 						 optarg);
 		return PMAPS_OK;
 	case 'i':
-		if (!pmaps_number_parse(optarg, 0, 86400000, &w->interval_ms))
-			return watch_usage_error("--interval: expected milliseconds, got '%s'",
-						 optarg);
+		if (pmaps_interval_parse("watch", optarg, true, &interval))
+			return PMAPS_ERR_INPUT;
+		w->interval_ms = pmaps_interval_ms(&interval);
+		w->interval = optarg;
 		return PMAPS_OK;
 	case 'n':
 		if (!pmaps_number_parse(optarg, 1, ~0ULL, &w->frames))
@@ -859,7 +864,8 @@ int pmaps_cmd_watch(int argc, char **argv)
 	static char prog_name[] = "pmaps watch";
 	struct watch w = {
 		.source = PMAPS_SRC_AUTO,
-		.interval_ms = DEFAULT_INTERVAL_MS,
+		.interval_ms = 1000,
+		.interval = "1",
 	};
 	enum pmaps_color_when when = PMAPS_COLOR_AUTO;
 	int opt, st = PMAPS_OK;

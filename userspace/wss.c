@@ -50,8 +50,6 @@
 #define PM_BATCH	4096
 /* idle bitmap words read or written at a time: 64 PFNs each */
 #define IDLE_WINDOW	512
-/* longest interval: a day, far from any time_t limit */
-#define MAX_SECONDS	86400
 /* --count at most: far beyond any run, and fits an unsigned long. */
 #define MAX_COUNT	1000000000ULL
 
@@ -142,35 +140,6 @@ static void on_stop_signal(int sig)
 	stop_signal = sig;
 }
 
-/* "1", "0.5", "2.250": whole seconds and up to 9 decimals, exactly. */
-static bool parse_seconds(const char *s, struct timespec *ts)
-{
-	unsigned long long sec = 0;
-	long nsec = 0, scale = 100000000;
-	const char *p = s;
-
-	if (*p < '0' || *p > '9')
-		return false;
-	for (; *p >= '0' && *p <= '9'; p++) {
-		sec = sec * 10 + (unsigned long long)(*p - '0');
-		if (sec > MAX_SECONDS)
-			return false;
-	}
-	if (*p == '.') {
-		for (p++; *p >= '0' && *p <= '9'; p++) {
-			if (!scale)
-				return false;
-			nsec += (*p - '0') * scale;
-			scale /= 10;
-		}
-	}
-	if (*p || (!sec && !nsec) || (sec == MAX_SECONDS && nsec))
-		return false;
-	ts->tv_sec = (time_t)sec;
-	ts->tv_nsec = nsec;
-	return true;
-}
-
 enum { OPT_CLEAR_REFS = 256, OPT_SOURCE };
 
 static const struct option wss_options[] = {
@@ -198,10 +167,10 @@ static int parse_args(int argc, char **argv, struct wss_opts *o)
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'i':
-			if (!parse_seconds(optarg, &o->interval))
-				return pmaps_cmd_usage_error("wss",
-					"--interval: expected seconds above 0 and up to %d, e.g. 0.5, got '%s'",
-					MAX_SECONDS, optarg);
+			/* long measurements are real: no guess of ms */
+			if (pmaps_interval_parse("wss", optarg, false,
+						 &o->interval))
+				return PMAPS_ERR_INPUT;
 			break;
 		case 'n':
 			if (!pmaps_number_parse(optarg, 0, MAX_COUNT, &count))

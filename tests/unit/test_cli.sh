@@ -162,6 +162,32 @@ expect_text bad_color 2 "" \
 	"pmaps: --color: expected auto, always or never, got 'sometimes'
 $usage_hint"
 
+# ---- -i, --interval: seconds in every command ----
+
+for cmd in watch top wss; do
+	for i in 0 0.0 -1 soon 1.5x 0.5.5 .5 1e3 86401; do
+		run "$PMAPS" "$cmd" -i "$i" 1
+		expect_text "interval_${cmd}_rejects_$i" 2 "" \
+			"pmaps $cmd: --interval: expected seconds above 0 and up to 86400, e.g. 0.5, got '$i'
+Try 'pmaps $cmd --help' for more information."
+	done
+done
+
+# The commands that refresh a screen, whose -i was milliseconds once.
+for cmd in watch top; do
+	run "$PMAPS" "$cmd" -i 1000 1
+	expect_text "interval_${cmd}_1000_is_milliseconds" 2 "" \
+		"pmaps $cmd: --interval: expected seconds, got '1000', which looks like milliseconds: for 1000 ms write 1, for 1000 seconds 1000.0
+Try 'pmaps $cmd --help' for more information."
+done
+
+# wss measures, and may well measure for minutes: 500 is seconds there,
+# so option parsing goes on to the next mistake.
+run "$PMAPS" wss -i 500 -n x 1
+expect_text interval_wss_500_is_seconds 2 "" \
+	"pmaps wss: --count: expected a number of intervals, got 'x'
+Try 'pmaps wss --help' for more information."
+
 run "$PMAPS" --raw --source=file "$basic"
 expect source_file_takes_file_arguments 0 "$basic" ""
 

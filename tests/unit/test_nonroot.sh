@@ -192,7 +192,7 @@ result nonroot_map_draws_unknown
 
 # ---- watch ----
 
-as_nobody "$PMAPS" watch --source=pagemap -n 2 -i 100 "$pid"
+as_nobody "$PMAPS" watch --source=pagemap -n 2 -i 0.1 "$pid"
 [ "$rc" = 0 ] && [ ! -s "$tmp/err" ] &&
 	[ "$(grep -c '^=== frame' "$tmp/out")" = 2 ] &&
 	grep -Eqx 'total pages: resident [0-9]+  dirty -  young -' "$tmp/out" &&

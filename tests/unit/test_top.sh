@@ -53,7 +53,11 @@ expect_text top_two_targets 2 "" "pmaps top: expected one PID, -p NAME or -f FIL
 $usage_hint"
 
 run "$PMAPS" top -i 0 -f good-basic.txt
-expect_text top_bad_interval 2 "" "pmaps top: --interval: expected seconds above 0, got '0'
+expect_text top_bad_interval 2 "" "pmaps top: --interval: expected seconds above 0 and up to 86400, e.g. 0.5, got '0'
+$usage_hint"
+
+run "$PMAPS" top -i 250 -f good-basic.txt
+expect_text top_interval_250_is_milliseconds 2 "" "pmaps top: --interval: expected seconds, got '250', which looks like milliseconds: for 250 ms write 0.25, for 250 seconds 250.0
 $usage_hint"
 
 run "$PMAPS" top -f no-such-file.txt

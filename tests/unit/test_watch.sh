@@ -55,7 +55,7 @@ fi
 # dirty 17 (-9) young 30 (+0), changed +2 -4 D1 Y2; frame 3, back to the
 # first, marks the 8 heap pages D again, the anonymous pages +, pages
 # 30-31 -.  Frame 1 has nothing to compare with: no marks, no deltas.
-run "$PMAPS" watch -n 3 -i 0 -f good-basic.txt -f good-basic-later.txt
+run "$PMAPS" watch -n 3 -i 0.001 -f good-basic.txt -f good-basic-later.txt
 expect golden_text_view 0 "$golden/watch-basic.text" ""
 
 [ "$(grep -c '^=== frame ' "$tmp/out")" = 3 ] &&
@@ -66,24 +66,24 @@ result frames_counted_and_marked
 # The map marks the same changes over its cells (+ - ! *) and lists
 # them: the heap's pages 0-7 dirty, 8-15 young, page 20 became young (*),
 # 30-31 appeared (+); the anonymous VMA is gone from the picture.
-run "$PMAPS" watch --map --color=never -w 80 -n 3 -i 0 -f good-basic.txt \
+run "$PMAPS" watch --map --color=never -w 80 -n 3 -i 0.001 -f good-basic.txt \
 	-f good-basic-later.txt
 expect golden_map_view 0 "$golden/watch-basic.map" ""
 
-run "$PMAPS" watch --map --color=always -w 80 -n 2 -i 0 -f good-basic.txt \
+run "$PMAPS" watch --map --color=always -w 80 -n 2 -i 0.001 -f good-basic.txt \
 	-f good-basic-later.txt
 # page 30 appeared, pte-dirty: bright white '+' over red
 frame 2 | grep -q "${esc}\[1m${esc}\[38;5;231m${esc}\[48;5;196m+"
 result map_marks_in_color
 
 # One file is read again every frame: nothing changes.
-run "$PMAPS" watch -n 2 -i 0 -f good-basic.txt
+run "$PMAPS" watch -n 2 -i 0.001 -f good-basic.txt
 [ "$rc" = 0 ] && frame 2 | grep -q 'changed +0 -0 D0 Y0$' &&
 	! frame 2 | grep -q '^[-+DY]'
 result same_file_no_changes
 
 # A withheld mapcount is shown as '?', where a count would be.
-run "$PMAPS" watch -n 1 -i 0 -f withheld.txt
+run "$PMAPS" watch -n 1 -i 0.001 -f withheld.txt
 [ "$rc" = 0 ] &&
 	grep -q '^    000000401000-000000411000       16 Y??U_??    ?$' "$tmp/out" &&
 	grep -q '^    000000411000-000000430000       31 Y??U_??    1$' "$tmp/out"
@@ -117,7 +117,7 @@ awk 'BEGIN {
 # would take 90 s: 60 still run the frame loop under its leak check.
 frames=300
 head -c 2 "$PMAPS" | grep -q '#!' && frames=60
-run "$PMAPS" watch --self-stats -n $frames -i 0 -f "$tmp/big-a.txt" \
+run "$PMAPS" watch --self-stats -n $frames -i 0.001 -f "$tmp/big-a.txt" \
 	-f "$tmp/big-b.txt"
 frame 50 | grep '^self:' > "$tmp/at50"
 frame $frames | grep '^self:' > "$tmp/at300"
@@ -159,15 +159,16 @@ else
 	# q while waiting a minute for frame 2: one frame, the screen given
 	# back, status 0.  (timeout only ends a watch that ignored q.)
 	printf q | timeout 30 script -qec \
-		"'$PMAPS' watch -i 60000 -f good-basic.txt; echo rc=\$?" \
+		"'$PMAPS' watch -i 60 -f good-basic.txt; echo rc=\$?" \
 		/dev/null > "$tmp/out" 2>&1
 	[ "$(grep -c 'pmaps watch: frame' "$tmp/out")" = 1 ] &&
+		grep -q 'pmaps watch: frame 1, every 60 s; q quits' "$tmp/out" &&
 		grep -q "${esc}\[?25h${esc}\[?1049lrc=0" "$tmp/out"
 	result tty_q_quits
 
 	# SIGTERM once the terminal is raw: status 0, the modes restored.
 	cat > "$tmp/term.sh" <<EOF
-'$PMAPS' watch -i 60000 -f good-basic.txt < /dev/tty > /dev/tty &
+'$PMAPS' watch -i 60 -f good-basic.txt < /dev/tty > /dev/tty &
 p=\$!
 i=0
 until stty -a | grep -q -- '-icanon'; do
@@ -207,8 +208,21 @@ expect_text two_pids_exit_2 2 "" "pmaps watch: expected one PID, got '2' too
 $usage_hint"
 
 run "$PMAPS" watch -i soon 1
-expect_text bad_interval_exit_2 2 "" "pmaps watch: --interval: expected milliseconds, got 'soon'
+expect_text bad_interval_exit_2 2 "" "pmaps watch: --interval: expected seconds above 0 and up to 86400, e.g. 0.5, got 'soon'
 $usage_hint"
+
+# -i was milliseconds once: a whole number from 100 is refused as such.
+run "$PMAPS" watch -i 100 -f good-basic.txt
+expect_text interval_100_is_milliseconds 2 "" "pmaps watch: --interval: expected seconds, got '100', which looks like milliseconds: for 100 ms write 0.1, for 100 seconds 100.0
+$usage_hint"
+
+# Just below the guess, and past it with a decimal point, are seconds.
+run "$PMAPS" watch -n 1 -i 99 -f good-basic.txt
+[ "$rc" = 0 ] && [ ! -s "$tmp/err" ] && grep -q '^=== frame 1$' "$tmp/out"
+result interval_99_is_seconds
+run "$PMAPS" watch -n 1 -i 300.0 -f good-basic.txt
+[ "$rc" = 0 ] && [ ! -s "$tmp/err" ] && grep -q '^=== frame 1$' "$tmp/out"
+result interval_with_point_is_seconds
 
 run "$PMAPS" watch -n 0 1
 expect_text bad_frames_exit_2 2 "" "pmaps watch: --frames: expected a number from 1, got '0'
@@ -218,7 +232,7 @@ run "$PMAPS" watch -f no-such.txt
 expect_text missing_file_exit_1 1 "" "pmaps watch: no-such.txt: No such file or directory"
 
 # A document that turns malformed: the frames before it, then status 2.
-run "$PMAPS" watch -n 3 -i 0 -f good-basic.txt -f bad-count.txt
+run "$PMAPS" watch -n 3 -i 0.001 -f good-basic.txt -f bad-count.txt
 [ "$rc" = 2 ] && [ "$(grep -c '^=== frame ' "$tmp/out")" = 1 ] &&
 	grep -qx "pmaps watch: bad-count.txt:2: expected decimal COUNT, got '+1'" "$tmp/err"
 result malformed_later_exit_2
@@ -284,7 +298,7 @@ elif ! spawn_target watch-target 600 0.05 ||
 	echo "# could not start the target process"
 else
 	a() { printf '%x' $((0x$anon + $1 * 4096)); }
-	"$PMAPS" watch --source=pagemap -i 50 "$target_pid" > "$tmp/live" \
+	"$PMAPS" watch --source=pagemap -i 0.05 "$target_pid" > "$tmp/live" \
 		2> "$tmp/err" &
 	watch_pid=$!
 	# Each step waits for the one before: a step that timed out says so
