@@ -65,16 +65,19 @@ static const struct option long_options[] = {
 static const char usage_text[] =
 "Usage: pmaps [OPTION]... PID...\n"
 "       pmaps [OPTION]... -p NAME | -f FILE\n"
-"       pmaps COMMAND [OPTION]... ARG...\n"
+"       pmaps [OPTION]... COMMAND [OPTION]... ARG...\n"
+"       pmaps help [COMMAND]\n"
 "Show which pages of each process are resident and in what state.\n"
 "\n"
-"Commands (each has its own --help):\n"
+"Commands (each has its own --help; options before COMMAND are passed to it,\n"
+"as if they came after):\n"
 "  map PID               a picture of each VMA, one cell per page\n"
 "  watch PID             refresh a view and highlight what changed\n"
 "  top PID               interactive browser of VMAs, ranges and pages\n"
 "  wss PID               working-set size: pages accessed in an interval\n"
 "  diff A B              compare two saved snapshots\n"
 "  core FILE             the mappings recorded in a core dump\n"
+"  help [COMMAND]        this help, or COMMAND's\n"
 "\n"
 "Targets:\n"
 "  PID                   a process; several may be given\n"
@@ -112,7 +115,8 @@ static const char usage_text[] =
 "\n"
 "Output:\n"
 "      --color[=WHEN]    auto (default: if stdout is a terminal and NO_COLOR\n"
-"                        is unset or empty), always or never\n"
+"                        is unset or empty), always or never; --color WHEN\n"
+"                        works too, in every command\n"
 "  -d, --decode          flag names instead of letters\n"
 "      --totals          a totals line after each VMA in the default view\n"
 "  -h, --help            show this help and exit\n"
@@ -576,22 +580,205 @@ static const struct command {
 	{ "diff",	pmaps_cmd_diff },
 	{ "core",	pmaps_cmd_core },
 };
+#define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static const struct command *find_command(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NR_COMMANDS; i++)
+		if (!strcmp(name, commands[i].name))
+			return &commands[i];
+	return NULL;
+}
+
+/*
+ * Whether the option word arg (of pmaps' own options) takes the next
+ * word as its value: "--source pagemap", "-p NAME", "-dp NAME".  A long
+ * option may be abbreviated, as getopt_long allows.
+ */
+static bool takes_next_word(const char *arg)
+{
+	const struct option *o, *found = NULL;
+	size_t n;
+
+	if (arg[1] != '-') {
+		for (arg++; *arg; arg++)
+			if (*arg == 'p' || *arg == 'f')
+				return !arg[1];
+		return false;
+	}
+	arg += 2;
+	if (strchr(arg, '='))
+		return false;
+	n = strlen(arg);
+	for (o = long_options; o->name; o++) {
+		if (strncmp(o->name, arg, n))
+			continue;
+		if (strlen(o->name) == n)
+			return o->has_arg == required_argument;
+		if (found && found->has_arg != o->has_arg)
+			return false;	/* ambiguous: getopt_long will say */
+		found = o;
+	}
+	return found && found->has_arg == required_argument;
+}
+
+static void free_words(char **words, int argc)
+{
+	char **joined;
+
+	if (!words)
+		return;
+	for (joined = words + argc + 1; *joined; joined++)
+		free(*joined);
+	free(words);
+}
+
+static bool is_color_when(const char *s)
+{
+	return !strcmp(s, "auto") || !strcmp(s, "always") ||
+	       !strcmp(s, "never");
+}
+
+/*
+ * The words of the command line as getopt_long should see them: argv,
+ * with "--color WHEN" joined into "--color=WHEN" (an optional value must
+ * touch its option, which nobody remembers), up to a "--".  *argc becomes
+ * their number.  The joined ones, malloc()ed, follow at words[argc + 1]
+ * (argc as it was) up to a NULL: free_words() with that argc frees all.
+ */
+static char **join_color_words(int *argc, char **argv)
+{
+	char **words = calloc(2 * (size_t)*argc + 2, sizeof(*words));
+	char **joined;
+	int i, n = 0;
+
+	if (!words)
+		return NULL;
+	joined = words + *argc + 1;
+	for (i = 0; i < *argc; i++) {
+		if (!strcmp(argv[i], "--")) {
+			while (i < *argc)
+				words[n++] = argv[i++];
+			break;
+		}
+		if (!strcmp(argv[i], "--color") && i + 1 < *argc &&
+		    is_color_when(argv[i + 1])) {
+			size_t len = strlen("--color=") + strlen(argv[i + 1]);
+
+			*joined = malloc(len + 1);
+			if (!*joined) {
+				free_words(words, *argc);
+				return NULL;
+			}
+			snprintf(*joined, len + 1, "--color=%s", argv[++i]);
+			words[n++] = *joined++;
+			continue;
+		}
+		words[n++] = argv[i];
+	}
+	*argc = n;
+	return words;
+}
+
+/*
+ * The index of the command word in words[1..argc), after pmaps' options
+ * and their values; 0 if the first other word is no command (a PID).
+ */
+static int command_word(int argc, char **words)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(words[i], "--"))
+			return 0;
+		if (words[i][0] != '-' || !words[i][1])
+			break;
+		if (takes_next_word(words[i]))
+			i++;
+	}
+	if (i >= argc)
+		return 0;
+	return !strcmp(words[i], "help") || find_command(words[i]) ? i : 0;
+}
+
+/* pmaps help [COMMAND]: the help of pmaps, or of COMMAND. */
+static int run_help(int argc, char **argv)
+{
+	static char help_opt[] = "--help";
+	const struct command *cmd;
+	char *cmd_argv[3];
+
+	if (argc < 2) {
+		fputs(usage_text, stdout);
+		return PMAPS_OK;
+	}
+	if (argc > 2)
+		return usage_error("help: expected one COMMAND, got '%s' too",
+				   argv[2]);
+	cmd = find_command(argv[1]);
+	if (!cmd)
+		return usage_error("help: expected a COMMAND: map, watch, top, wss, diff or core; got '%s'",
+				   argv[1]);
+	cmd_argv[0] = argv[1];
+	cmd_argv[1] = help_opt;
+	cmd_argv[2] = NULL;
+	return cmd->run(2, cmd_argv);
+}
+
+/*
+ * pmaps OPTION... COMMAND ARG...: the command, with the options that came
+ * before its name handed to it after, so that they mean the same in
+ * either place.  The command says which options it does not take.
+ */
+static int run_command(int argc, char **words, int at)
+{
+	char **cmd_argv = calloc((size_t)argc + 1, sizeof(*cmd_argv));
+	int n = 0, i, ret;
+
+	if (!cmd_argv) {
+		fputs("pmaps: out of memory\n", stderr);
+		return PMAPS_ERR_TARGET;
+	}
+	cmd_argv[n++] = words[at];
+	for (i = 1; i < at; i++)
+		cmd_argv[n++] = words[i];
+	for (i = at + 1; i < argc; i++)
+		cmd_argv[n++] = words[i];
+	if (!strcmp(words[at], "help")) {
+		/* options before "help" change nothing that it prints */
+		ret = run_help(argc - at, words + at);
+	} else {
+		ret = find_command(words[at])->run(n, cmd_argv);
+	}
+	free(cmd_argv);
+	return ret;
+}
 
 int main(int argc, char **argv)
 {
 	struct options o = { .source = PMAPS_SRC_AUTO };
 	struct run run = { .status = PMAPS_OK };
 	bool done;
+	int ret, nr_words = argc, at;
+	char **words;
 	size_t i;
-	int ret;
 
+	words = join_color_words(&nr_words, argv);
+	if (!words) {
+		fputs("pmaps: out of memory\n", stderr);
+		return PMAPS_ERR_TARGET;
+	}
 	/* A PID is digits and a file comes after -f: no command name clashes. */
-	for (i = 0; argc > 1 && i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].run(argc - 1, argv + 1);
+	at = command_word(nr_words, words);
+	if (at) {
+		run.status = run_command(nr_words, words, at);
+		goto out;
+	}
 
 	o.view.kind = PMAPS_VIEW_DEFAULT;
-	run.status = parse_args(argc, argv, &o, &done);
+	run.status = parse_args(nr_words, words, &o, &done);
 	if (run.status || done)
 		goto out;
 
@@ -621,5 +808,6 @@ out:
 	free(run.docs);
 	free(o.targets);
 	pmaps_filter_free(&o.filter);
+	free_words(words, argc);
 	return run.status;
 }

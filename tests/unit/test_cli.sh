@@ -33,6 +33,7 @@ for f in demo-6.1 demo-6.12; do
 	cp "$fix/guest/$f.txt" "$tmp/$f.txt"
 done
 basic=$fix/good-basic.txt
+pid_max=$(cat /proc/sys/kernel/pid_max)
 
 # ---- files ----
 
@@ -196,6 +197,54 @@ expect_text source_file_has_no_processes 2 "" \
 	"pmaps: --source=file reads files, not processes named init
 $usage_hint"
 
+# ---- options before a command, help ----
+
+run "$PMAPS" map --source=file --color=never -w 60 "$basic"
+cp "$tmp/out" "$tmp/map_after"
+[ "$rc" = 0 ] && [ -s "$tmp/out" ] && [ ! -s "$tmp/err" ]
+result map_of_file_draws
+run "$PMAPS" --source=file --color=never map -w 60 "$basic"
+expect options_before_command 0 "$tmp/map_after" ""
+run "$PMAPS" --source file --color never map -w 60 "$basic"
+expect option_values_before_command 0 "$tmp/map_after" ""
+
+# An option the command does not take: the command says so.
+run "$PMAPS" --summary map 1
+expect_text option_before_command_it_lacks 2 "" \
+	"pmaps map: unrecognized option '--summary'
+Try 'pmaps map --help' for more information."
+
+# A value of an option is no command word.
+cp "$basic" "$tmp/map"
+run "$PMAPS" --raw -f map
+expect file_named_like_a_command 0 "$basic" ""
+
+"$PMAPS" --help > "$tmp/pmaps_help"
+run "$PMAPS" help
+expect help_is_pmaps_help 0 "$tmp/pmaps_help" ""
+for cmd in map watch top wss diff core; do
+	"$PMAPS" "$cmd" --help > "$tmp/cmd_help"
+	run "$PMAPS" help "$cmd"
+	if cmp -s "$tmp/cmd_help" "$tmp/pmaps_help"; then
+		not_ok "help_$cmd"
+		echo "# pmaps $cmd --help printed pmaps' own help"
+	else
+		expect "help_$cmd" 0 "$tmp/cmd_help" ""
+	fi
+	run "$PMAPS" --help "$cmd"
+	expect "help_option_before_$cmd" 0 "$tmp/cmd_help" ""
+done
+
+run "$PMAPS" help bogus
+expect_text help_unknown_command 2 "" \
+	"pmaps: help: expected a COMMAND: map, watch, top, wss, diff or core; got 'bogus'
+$usage_hint"
+
+run "$PMAPS" help map watch
+expect_text help_two_commands 2 "" \
+	"pmaps: help: expected one COMMAND, got 'watch' too
+$usage_hint"
+
 # ---- colour (the default view colours something when allowed) ----
 
 run "$PMAPS" --color=always -f "$basic"
@@ -209,6 +258,23 @@ result color_always_beats_no_color
 run "$PMAPS" --color=never -f "$basic"
 [ "$rc" = 0 ] && ! grep -q "$esc" "$tmp/out"
 result color_never_has_none
+
+# WHEN after a space, as after '=', in pmaps and in its commands.
+run "$PMAPS" --color always -f "$basic"
+[ "$rc" = 0 ] && grep -q "$esc" "$tmp/out"
+result color_space_always_has_escapes
+
+run "$PMAPS" --color never -f "$basic"
+[ "$rc" = 0 ] && [ -s "$tmp/out" ] && ! grep -q "$esc" "$tmp/out"
+result color_space_never_has_none
+
+run "$PMAPS" map --color always -w 60 -f "$basic"
+[ "$rc" = 0 ] && grep -q "$esc" "$tmp/out"
+result map_color_space_always
+
+# Only WHEN joins: a PID after --color stays a target.
+run "$PMAPS" --color "$pid_max"
+expect_text color_then_pid_is_a_target 1 "" "pmaps: no process $pid_max"
 
 run "$PMAPS" -f "$basic"
 [ "$rc" = 0 ] && ! grep -q "$esc" "$tmp/out"
@@ -321,7 +387,6 @@ fi
 
 # ---- processes ----
 
-pid_max=$(cat /proc/sys/kernel/pid_max)
 run "$PMAPS" "$pid_max"
 expect_text unknown_pid_exit_1 1 "" "pmaps: no process $pid_max"
 
