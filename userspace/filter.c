@@ -13,7 +13,10 @@
 #include "cli.h"
 
 #define EXPECTED_FLAG \
-	"a flag letter (YRAUPDW) or name (young, referenced, active, uptodate, ptedirty, dirty, writeback)"
+	"a flag letter (YRAUPDW) or name (young, referenced, active, uptodate, pte-dirty, dirty, writeback)"
+
+/* P as the views spell it; pmaps_flag_names[] has "ptedirty" (-d, diff). */
+#define PTE_DIRTY_NAME	"pte-dirty"
 
 static int flag_by_letter(char c)
 {
@@ -29,6 +32,8 @@ static int flag_by_name(const char *s, size_t n)
 	for (i = 0; i < PMAPS_NR_FLAGS; i++)
 		if (strlen(pmaps_flag_names[i]) == n && !memcmp(pmaps_flag_names[i], s, n))
 			return i;
+	if (n == strlen(PTE_DIRTY_NAME) && !memcmp(PTE_DIRTY_NAME, s, n))
+		return (int)(strchr(pmaps_flag_letters, 'P') - pmaps_flag_letters);
 	return -1;
 }
 
@@ -37,10 +42,16 @@ static bool is_lower(char c)
 	return c >= 'a' && c <= 'z';
 }
 
+/* Within a name: "pte-dirty" has a hyphen. */
+static bool is_name_char(char c)
+{
+	return is_lower(c) || c == '-';
+}
+
 /*
  * One comma-separated item, s[0..n): letters and names, each optionally
- * after '~'.  Uppercase is a letter, a run of lowercase is a name, so
- * "Ddirty" and "~young~W" both read without separators.
+ * after '~'.  Uppercase is a letter, a run of lowercase (and '-') is a
+ * name, so "Ddirty" and "~young~W" both read without separators.
  */
 static int parse_term(const char *s, size_t n, const char *whole,
 		      unsigned int *set, unsigned int *clear, char *err,
@@ -65,7 +76,7 @@ static int parse_term(const char *s, size_t n, const char *whole,
 			i++;
 		from = i;
 		if (i < n && is_lower(s[i])) {
-			while (from + len < n && is_lower(s[from + len]))
+			while (from + len < n && is_name_char(s[from + len]))
 				len++;
 			bit = flag_by_name(s + from, len);
 		} else {

@@ -106,7 +106,7 @@ static const char usage_text[] =
 "                        whose name contains PATTERN\n"
 "      --flags EXPR      ranges whose flags match EXPR, as page-types -b:\n"
 "                        comma-separated letters YRAUPDW or names (young,\n"
-"                        referenced, active, uptodate, ptedirty, dirty,\n"
+"                        referenced, active, uptodate, pte-dirty, dirty,\n"
 "                        writeback) that must all be set, '~' before one\n"
 "                        that must be clear; e.g. D,~W.  Repeat --flags to\n"
 "                        match any of several.  '?' flags match neither set\n"

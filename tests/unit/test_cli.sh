@@ -127,7 +127,7 @@ expect_text range_trailing_garbage 2 "" \
 	"pmaps: --range: expected START,END in hex, got '1000,2000x'
 $usage_hint"
 
-flag_help="a flag letter (YRAUPDW) or name (young, referenced, active, uptodate, ptedirty, dirty, writeback)"
+flag_help="a flag letter (YRAUPDW) or name (young, referenced, active, uptodate, pte-dirty, dirty, writeback)"
 run "$PMAPS" --flags DX 1
 expect_text bad_flags_letter 2 "" \
 	"pmaps: --flags: expected $flag_help, got 'X' in 'DX'
@@ -141,6 +141,11 @@ $usage_hint"
 run "$PMAPS" --flags 'dirty~dirty' 1
 expect_text bad_flags_set_and_clear 2 "" \
 	"pmaps: --flags: expected each flag either set or clear, got both in 'dirty~dirty'
+$usage_hint"
+
+run "$PMAPS" --flags pte-dirt 1
+expect_text bad_flags_name 2 "" \
+	"pmaps: --flags: expected $flag_help, got 'pte-dirt' in 'pte-dirt'
 $usage_hint"
 
 run "$PMAPS" --address 7fzz 1
@@ -304,7 +309,8 @@ if [ "$(getconf PAGESIZE)" != 4096 ]; then
 		 flags_set flags_clear flags_or_of_terms flags_names \
 		 range_clips_anon range_clips_file range_keeps_empty_vma \
 		 range_outside_everything filters_combine \
-		 filter_keeps_withheld_mapcount; do
+		 filter_keeps_withheld_mapcount flags_ptedirty \
+		 flags_pte_dirty flags_pte_dirty_clear; do
 		skip "$t" "fixtures assume 4 KiB pages"
 	done
 else
@@ -354,6 +360,21 @@ $(ranges '23035943730 1 ____P__ 1')" ""
 $(ranges '8 1 ___U_DW 1')
 $h_heap
 $(ranges '23035943730 1 ____P__ 1')" ""
+
+	# P as the totals line spells it, and as -d does: the same ranges.
+	run "$PMAPS" --raw --flags 'ptedirty,~D' -f "$basic"
+	cp "$tmp/out" "$tmp/ptedirty"
+	expect_text flags_ptedirty 0 "$h_heap
+$(ranges '23035943710 16 Y_AUP__ 1' '23035943730 1 ____P__ 1')" ""
+	run "$PMAPS" --raw --flags 'pte-dirty,~D' -f "$basic"
+	expect flags_pte_dirty 0 "$tmp/ptedirty" ""
+	run "$PMAPS" --raw --flags '~pte-dirty~young' -f "$basic"
+	expect_text flags_pte_dirty_clear 0 "$h_cat2
+$(ranges '4 3 _R_U___ 2')
+$h_cat3
+$(ranges '8 1 ___U_DW 1')
+$h_file
+$(ranges '16 1 __AU___ 1')" ""
 
 	run "$PMAPS" --raw --range 55d0c9b20000,0x55D0C9B24000 -f "$basic"
 	expect_text range_clips_anon 0 "$h_heap
