@@ -805,7 +805,8 @@ static void view_default(struct vctx *c)
 		count_add(&total, &vc);
 	}
 	ob_sgr(c->o, c->color, SGR_BOLD);
-	ob_fmt(c->o, "total: %zu VMAs  mapped ", total.nr_vmas);
+	ob_fmt(c->o, "total: %zu VMA%s  mapped ", total.nr_vmas,
+	       total.nr_vmas == 1 ? "" : "s");
 	ob_human(c->o, total.mapped, 0);
 	put_counts(c, &total);
 	/* the reset after the newline keeps the line itself plain text */

@@ -310,7 +310,8 @@ if [ "$(getconf PAGESIZE)" != 4096 ]; then
 		 range_clips_anon range_clips_file range_keeps_empty_vma \
 		 range_outside_everything filters_combine \
 		 filter_keeps_withheld_mapcount flags_ptedirty \
-		 flags_pte_dirty flags_pte_dirty_clear; do
+		 flags_pte_dirty flags_pte_dirty_clear total_one_vma_singular \
+		 total_no_vmas_plural; do
 		skip "$t" "fixtures assume 4 KiB pages"
 	done
 else
@@ -375,6 +376,14 @@ $h_cat3
 $(ranges '8 1 ___U_DW 1')
 $h_file
 $(ranges '16 1 __AU___ 1')" ""
+
+	# The totals line counts VMAs in words that agree with the number.
+	run "$PMAPS" --color=never --areas heap -f "$basic"
+	[ "$rc" = 0 ] && tail -n 1 "$tmp/out" | grep -q '^total: 1 VMA  mapped 132.0K  resident 68.0K (17 pages)  '
+	result total_one_vma_singular
+	run "$PMAPS" --color=never --range 1000,2000 -f "$basic"
+	[ "$rc" = 0 ] && tail -n 1 "$tmp/out" | grep -q '^total: 0 VMAs  mapped 0  resident 0 (0 pages)  '
+	result total_no_vmas_plural
 
 	run "$PMAPS" --raw --range 55d0c9b20000,0x55D0C9B24000 -f "$basic"
 	expect_text range_clips_anon 0 "$h_heap
