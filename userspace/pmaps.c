@@ -117,7 +117,7 @@ static const char usage_text[] =
 "      --color[=WHEN]    auto (default: if stdout is a terminal and NO_COLOR\n"
 "                        is unset or empty), always or never; --color WHEN\n"
 "                        works too, in every command\n"
-"  -d, --decode          flag names instead of letters\n"
+"  -d, --decode          flag names instead of letters (default view, --pages)\n"
 "      --totals          a totals line after each VMA in the default view\n"
 "  -h, --help            show this help and exit\n"
 "      --version         show the version and exit\n"
@@ -137,6 +137,8 @@ struct options {
 	enum pmaps_color_when color;
 	struct pmaps_view_opts view;
 	const char *view_option;	/* the one given, for messages */
+	const char *decode_option;	/* -d or --decode, as given */
+	const char *address_arg;	/* of --address, for messages */
 	struct pmaps_filter filter;
 	struct target *targets;
 	size_t nr_targets;
@@ -382,9 +384,13 @@ static enum pmaps_status parse_option(struct options *o, int opt,
 	case OPT_TSV:
 		return set_view(o, PMAPS_VIEW_TSV, "--tsv");
 	case OPT_ADDRESS:
+		if (o->address_arg)
+			return usage_error("--address %s and --address %s cannot be combined: one address at a time",
+					   o->address_arg, arg);
 		if (!parse_hex(arg, strlen(arg), &o->view.address))
 			return usage_error("--address: expected an address in hex, got '%s'",
 					   arg);
+		o->address_arg = arg;
 		return set_view(o, PMAPS_VIEW_ADDRESS, "--address");
 	case OPT_AREAS:
 		return parse_areas_opt(arg, &o->filter);
@@ -414,6 +420,29 @@ static enum pmaps_status parse_option(struct options *o, int opt,
 	}
 }
 
+/* Options that the view given would ignore: refused, not dropped. */
+static enum pmaps_status check_combination(const struct options *o)
+{
+	if (o->view.totals && o->view_option)
+		return usage_error("--totals and %s cannot be combined: only the default view has per-VMA totals",
+				   o->view_option);
+	/* --histogram and --address name the flags anyway */
+	switch (o->view.kind) {
+	case PMAPS_VIEW_SUMMARY:
+	case PMAPS_VIEW_JSON:
+	case PMAPS_VIEW_TSV:
+	case PMAPS_VIEW_RAW:
+		if (o->decode_option)
+			return usage_error("%s and %s cannot be combined: %s names flags only in the default view and --pages",
+					   o->decode_option, o->view_option,
+					   o->decode_option);
+		break;
+	default:
+		break;
+	}
+	return PMAPS_OK;
+}
+
 /* Sets *done after --help and --version, which end the run. */
 static enum pmaps_status parse_args(int argc, char **argv, struct options *o,
 				    bool *done)
@@ -421,13 +450,16 @@ static enum pmaps_status parse_args(int argc, char **argv, struct options *o,
 	static char prog_name[] = "pmaps";
 	enum pmaps_status st;
 	size_t t;
-	int opt, i, pid;
+	int opt, i, pid, long_index = -1;
 
 	/* getopt_long names the program by argv[0] in its messages. */
 	argv[0] = prog_name;
 	*done = false;
 	while ((opt = getopt_long(argc, argv, "p:f:dh", long_options,
-				  NULL)) != -1) {
+				  &long_index)) != -1) {
+		if (opt == 'd')
+			o->decode_option = long_index < 0 ? "-d" : "--decode";
+		long_index = -1;
 		if (opt == 'h') {
 			fputs(usage_text, stdout);
 			*done = true;
@@ -450,6 +482,9 @@ static enum pmaps_status parse_args(int argc, char **argv, struct options *o,
 		if (st)
 			return st;
 	}
+	st = check_combination(o);
+	if (st)
+		return st;
 	if (!o->nr_targets)
 		return usage_error("expected a PID, -p NAME or -f FILE");
 	for (t = 0; t < o->nr_targets; t++)

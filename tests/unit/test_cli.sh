@@ -112,6 +112,46 @@ run "$PMAPS" --json --tsv 1
 expect_text two_views_exit_2 2 "" "pmaps: --json and --tsv cannot be combined
 $usage_hint"
 
+# Options the view would ignore are refused, in either order.
+for v in --summary --histogram --pages --json --tsv --raw "--address 1000"; do
+	set -- $v
+	run "$PMAPS" --totals "$@" 1
+	expect_text "totals_with_$1" 2 "" \
+		"pmaps: --totals and $1 cannot be combined: only the default view has per-VMA totals
+$usage_hint"
+done
+run "$PMAPS" --summary --totals 1
+expect_text summary_then_totals 2 "" \
+	"pmaps: --totals and --summary cannot be combined: only the default view has per-VMA totals
+$usage_hint"
+
+for v in --summary --json --tsv --raw; do
+	run "$PMAPS" -d "$v" 1
+	expect_text "decode_with_$v" 2 "" \
+		"pmaps: -d and $v cannot be combined: -d names flags only in the default view and --pages
+$usage_hint"
+done
+run "$PMAPS" --summary --decode 1
+expect_text summary_then_decode 2 "" \
+	"pmaps: --decode and --summary cannot be combined: --decode names flags only in the default view and --pages
+$usage_hint"
+
+# The views that show flags take -d; --histogram and --address name
+# them anyway.
+for v in --pages --histogram "--address 55d0c9b20000"; do
+	run "$PMAPS" -d $v -f "$basic"
+	[ "$rc" = 0 ] && [ -s "$tmp/out" ] && [ ! -s "$tmp/err" ]
+	result "decode_with_${v%% *}"
+done
+run "$PMAPS" -d --pages -f "$basic"
+grep -q 'young,uptodate' "$tmp/out" && ! grep -q 'Y__U___' "$tmp/out"
+result decode_pages_names_flags
+
+run "$PMAPS" --address 7f00 --address 7f01 1
+expect_text second_address 2 "" \
+	"pmaps: --address 7f00 and --address 7f01 cannot be combined: one address at a time
+$usage_hint"
+
 run "$PMAPS" --range xyz 1
 expect_text bad_range_value 2 "" \
 	"pmaps: --range: expected START,END in hex, got 'xyz'
