@@ -100,7 +100,7 @@ int pmaps_map_to_text(const struct pmaps_map *map, char **text, size_t *len);
  * term, a comma-separated list of flags that must all hold, "~" before a
  * flag meaning it must be clear, e.g. "D,~W"; a range matches if any term
  * matches.  Flags are letters YRAUPDW, or names young, referenced, active,
- * uptodate, pte-dirty (or ptedirty), dirty, writeback.
+ * uptodate, pte-dirty (or the older ptedirty), dirty, writeback.
  */
 #define PMAPS_MAX_TERMS 16
 struct pmaps_flag_expr {

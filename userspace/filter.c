@@ -15,8 +15,8 @@
 #define EXPECTED_FLAG \
 	"a flag letter (YRAUPDW) or name (young, referenced, active, uptodate, pte-dirty, dirty, writeback)"
 
-/* P as the views spell it; pmaps_flag_names[] has "ptedirty" (-d, diff). */
-#define PTE_DIRTY_NAME	"pte-dirty"
+/* The name P had in -d and diff output before it was spelled pte-dirty. */
+#define PTE_DIRTY_OLD_NAME	"ptedirty"
 
 static int flag_by_letter(char c)
 {
@@ -32,7 +32,7 @@ static int flag_by_name(const char *s, size_t n)
 	for (i = 0; i < PMAPS_NR_FLAGS; i++)
 		if (strlen(pmaps_flag_names[i]) == n && !memcmp(pmaps_flag_names[i], s, n))
 			return i;
-	if (n == strlen(PTE_DIRTY_NAME) && !memcmp(PTE_DIRTY_NAME, s, n))
+	if (n == strlen(PTE_DIRTY_OLD_NAME) && !memcmp(PTE_DIRTY_OLD_NAME, s, n))
 		return (int)(strchr(pmaps_flag_letters, 'P') - pmaps_flag_letters);
 	return -1;
 }

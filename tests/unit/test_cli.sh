@@ -402,7 +402,7 @@ $(ranges '8 1 ___U_DW 1')
 $h_heap
 $(ranges '23035943730 1 ____P__ 1')" ""
 
-	# P as the totals line spells it, and as -d does: the same ranges.
+	# P by its older name ptedirty and as -d spells it: the same ranges.
 	run "$PMAPS" --raw --flags 'ptedirty,~D' -f "$basic"
 	cp "$tmp/out" "$tmp/ptedirty"
 	expect_text flags_ptedirty 0 "$h_heap

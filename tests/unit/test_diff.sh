@@ -103,7 +103,7 @@ else
 	# which flags (long names) and whether the mapcount.
 	run "$PMAPS" diff diff-b.txt diff-b.txt
 	expect same_text_no_difference 0 "$no_difference" \
-		"$unseen young, active, ptedirty"
+		"$unseen young, active, pte-dirty"
 
 	run "$PMAPS" diff diff-a.json diff-a.txt
 	expect json_same_as_text 0 "$no_difference" ""

@@ -280,7 +280,7 @@ printf 'summary\t%s\t0\n' pages_appeared pages_disappeared pages_changed \
 	mapcount_changed vmas_appeared vmas_disappeared > "$tmp/same"
 [ "$rc" = 0 ] && cmp -s "$tmp/out" "$tmp/same"
 result nonroot_diff_same
-[ "$(cat "$tmp/err")" = "pmaps diff: note: '?' (not known) in both A and B for some pages, so their changes cannot be seen: young, referenced, active, uptodate, ptedirty, dirty, writeback, mapcount" ]
+[ "$(cat "$tmp/err")" = "pmaps diff: note: '?' (not known) in both A and B for some pages, so their changes cannot be seen: young, referenced, active, uptodate, pte-dirty, dirty, writeback, mapcount" ]
 result nonroot_diff_notes_unknown
 
 tap_done

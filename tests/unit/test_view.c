@@ -429,12 +429,12 @@ static void test_decode_names(void)
 	render(&r, &o, &docs[1], 1);
 	tap_check(has(&r, " young,referenced,uptodate,dirty "),
 	      "YR_U_D_ not decoded");
-	tap_check(has(&r, " young,uptodate,ptedirty "), "Y__UP__ not decoded");
+	tap_check(has(&r, " young,uptodate,pte-dirty "), "Y__UP__ not decoded");
 	tap_check(!has(&r, "YR_U_D_"), "letters printed with decode");
 	render_free(&r);
 	render(&r, &o, &docs[2], 1);
-	tap_check(has(&r, " young?,uptodate,ptedirty?,dirty,writeback "),
-	      "unknown flags not decoded as young? / ptedirty?");
+	tap_check(has(&r, " young?,uptodate,pte-dirty?,dirty,writeback "),
+	      "unknown flags not decoded as young? / pte-dirty?");
 	render_free(&r);
 	tap_test_done("decode prints flag names, '?' bits as young?");
 }
@@ -727,7 +727,7 @@ static void test_address_found(void)
 	      "range missing");
 	tap_check(has(&r, "  address     0x7f0000008000\n"), "page address");
 	tap_check(has(&r, "  index       34091302920\n"), "page index");
-	tap_check(has(&r, "?__U?DW young?,uptodate,ptedirty?,dirty,writeback\n"),
+	tap_check(has(&r, "?__U?DW young?,uptodate,pte-dirty?,dirty,writeback\n"),
 	      "flags with names");
 	tap_check(!has(&r, "  pagemap "), "pagemap detail for a file");
 	render_free(&r);

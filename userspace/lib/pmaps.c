@@ -22,7 +22,7 @@
 
 const char pmaps_flag_letters[PMAPS_NR_FLAGS + 1] = "YRAUPDW";
 const char *const pmaps_flag_names[PMAPS_NR_FLAGS] = {
-	"young", "referenced", "active", "uptodate", "ptedirty", "dirty",
+	"young", "referenced", "active", "uptodate", "pte-dirty", "dirty",
 	"writeback",
 };
 
