@@ -3,8 +3,11 @@
 # make                 build pmaps_ext.ko for the running kernel (or KDIR=)
 # make load / unload   insmod + mount on /proc/pmaps_ext, and back (root)
 # make pmaps           build the pmaps reader (userspace/pmaps)
-# make install         install pmaps and pmaps.1 (PREFIX=, DESTDIR=)
+# make install         install pmaps, pmaps.1 and the bash completion
+#                      (PREFIX=, DESTDIR=)
 # make modules_install install the module and its modprobe.d rule
+# make deb             the Debian packages pmaps and pmaps-ext-dkms, in
+#                      build/deb (tests/deb.sh installs and checks them)
 # make check           the whole suite: host tests and QEMU guests
 # make demo            boot a guest, load the module, show a demo process
 # make kernel-check    apply patches/, build, boot and check the kernels
@@ -19,11 +22,23 @@ KDIR ?= /lib/modules/$(shell uname -r)/build
 MOUNT_POINT := /proc/pmaps_ext
 
 .PHONY: all modules clean load unload check demo style modules_install \
-	pmaps install kernel-check fuzz bench bench-host
+	pmaps install kernel-check fuzz bench bench-host have-kdir deb
 
 all: modules
 
-modules:
+# Without headers kbuild fails with "No such file or directory. Stop.",
+# which names neither the package nor the way around it.
+have-kdir:
+	@if [ ! -f "$(KDIR)/Makefile" ]; then \
+		echo "No kernel headers in $(KDIR): the module cannot be built." >&2; \
+		echo "For the running kernel, on Debian or Ubuntu:" >&2; \
+		echo "    apt-get install linux-headers-$$(uname -r)" >&2; \
+		echo "For another kernel: make KDIR=/lib/modules/VERSION/build" >&2; \
+		echo "Only the pmaps reader, which needs no headers: make pmaps" >&2; \
+		exit 1; \
+	fi
+
+modules: have-kdir
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
 
 pmaps:
@@ -37,8 +52,19 @@ modules_install: modules
 	install -D -m 0644 module/pmaps_ext.modprobe.conf \
 		$(DESTDIR)/etc/modprobe.d/pmaps_ext.conf
 
+# Without headers kbuild cannot clean, so what it would remove (its
+# in-place output, see .gitignore) is removed here.
 clean:
-	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	if [ -f "$(KDIR)/Makefile" ]; then \
+		$(MAKE) -C $(KDIR) M=$(CURDIR) clean; \
+	else \
+		rm -f pmaps_ext.ko pmaps_ext.mod pmaps_ext.mod.c pmaps_ext.o \
+			Module.symvers modules.order module/probes.h \
+			module/probes.h.tmp; \
+		find . -path ./build -prune -o \( -name '*.o' -o -name '.*.cmd' \
+			-o -name '*.mod' -o -name '*.mod.c' -o -name '*.ko' \) \
+			-type f -print | xargs rm -f; \
+	fi
 	rm -rf build
 
 # insmod and mount are one step: the module's files live on its own
