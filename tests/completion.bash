@@ -1,0 +1,100 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# bash, not sh: it sources the bash completion for pmaps and asks it, as
+# bash would on TAB, what completes a few command lines; prints TAP.
+#
+#   tests/completion.bash [COMPLETION]   default: userspace/completion/pmaps
+#
+# tests/deb.sh runs it on the source file and on the file the pmaps
+# package installs.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+file=${1:-$top/userspace/completion/pmaps}
+# shellcheck source=../userspace/completion/pmaps
+. "$file" || { echo "1..1"; echo "not ok 1 source $file"; exit 1; }
+
+n=0 failed=0
+# complete_line LINE: COMPREPLY for LINE, whose end is the cursor.  Words
+# are split as bash splits them for completion: at blanks, and around '='
+# (COMP_WORDBREAKS).
+complete_line() {
+	local line=$1
+	line=${line//=/ = }
+	read -r -a COMP_WORDS <<< "$line"
+	[[ $1 == *" " || $1 == *= ]] && COMP_WORDS+=("")
+	COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+	COMP_LINE=$1 COMP_POINT=${#1}
+	COMPREPLY=()
+	_pmaps pmaps "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
+	got=$(printf '%s\n' "${COMPREPLY[@]}" | sort -u | tr '\n' ' ')
+	got=${got% }
+}
+
+result() {
+	n=$((n + 1))
+	if [ "$1" = ok ]; then
+		echo "ok $n $2"
+	else
+		failed=$((failed + 1))
+		echo "not ok $n $2"
+		echo "#   COMPREPLY: '$got'"
+	fi
+}
+
+# is LINE EXPECTED: the completions of LINE are exactly EXPECTED (sorted).
+is() {
+	complete_line "$1"
+	if [ "$got" = "$2" ]; then
+		result ok "'$1' completes to '$2'"
+	else
+		result fail "'$1' completes to '$2'"
+	fi
+}
+
+# has LINE WORD: WORD is among the completions of LINE; lacks: it is not.
+has() {
+	complete_line "$1"
+	case " $got " in
+	*" $2 "*) result ok "'$1' offers $2" ;;
+	*) result fail "'$1' offers $2" ;;
+	esac
+}
+lacks() {
+	complete_line "$1"
+	case " $got " in
+	*" $2 "*) result fail "'$1' does not offer $2" ;;
+	*) result ok "'$1' does not offer $2" ;;
+	esac
+}
+
+# A process whose PID and name the completion must find in /proc.
+sleep 60 &
+child=$!
+trap 'kill $child 2>/dev/null' EXIT
+
+echo "1..17"
+# The command words, alone or among PIDs.
+is "pmaps w" "watch wss"
+is "pmaps c" "core"
+has "pmaps " help
+has "pmaps " "$child"
+is "pmaps help " "core diff map top watch wss"
+# Options: pmaps's own, and each command's.
+is "pmaps --su" "--summary"
+is "pmaps wss --c" "--clear-refs --count"
+is "pmaps core -" "--help --json --tsv -h"
+lacks "pmaps top --" --color
+# Global options before the command, then the command's own.
+is "pmaps --source=module map --p" "--pid-name --png"
+# PIDs, and only PIDs, once a PID is given.
+has "pmaps $child" "$child"
+lacks "pmaps $child " map
+has "pmaps watch --interval 1 $child" "$child"
+# Option arguments, as the next word or after '='.
+is "pmaps --source=pa" "pagemap"
+is "pmaps --color=a" "always auto"
+is "pmaps map --source " "auto file kernel module pagemap"
+has "pmaps -p sle" sleep
+
+echo "# $n tests, $failed failed"
+[ "$failed" -eq 0 ]
