@@ -80,6 +80,31 @@ unload:
 check:
 	tests/check.sh
 
+# dpkg-buildpackage builds in the tree it is given and writes the packages
+# next to it, so it gets a copy: build/deb/pmaps-ext-VERSION, with the
+# packages in build/deb.  Tracked and new unignored files only: in-place
+# build output must not reach the packages.  debian/changelog is written
+# there, so that the version stays written once, in dkms.conf.
+DEB_VERSION = $(shell sed -n 's/^PACKAGE_VERSION="*\([^"]*\)"*$$/\1/p' dkms.conf)
+DEB_TREE = build/deb/pmaps-ext-$(DEB_VERSION)
+
+deb:
+	rm -rf build/deb
+	mkdir -p $(DEB_TREE)
+	if git rev-parse --git-dir >/dev/null 2>&1; then \
+		git ls-files -z -co --exclude-standard | \
+			tar --null --ignore-failed-read -cf - -T - 2>/dev/null; \
+	else \
+		tar --exclude=./build -cf - .; \
+	fi | tar -xf - -C $(DEB_TREE)
+	{ echo "pmaps-ext ($(DEB_VERSION)) unstable; urgency=medium"; \
+	  echo; \
+	  echo "  * Version $(DEB_VERSION) (PACKAGE_VERSION in dkms.conf)."; \
+	  echo; \
+	  echo " -- $$(sed -n 's/^Maintainer: //p' debian/control)  $$(git log -1 --format=%aD 2>/dev/null || date -R)"; \
+	} > $(DEB_TREE)/debian/changelog
+	cd $(DEB_TREE) && dpkg-buildpackage -us -uc -b
+
 # One guest: DEMO_KERNEL (as for tests/qemu/run.sh), by default the newest
 # generic kernel tests/kernels.sh names.
 demo:
