@@ -1,0 +1,248 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Packages and shells (issue 16), printing TAP; runs as root.
+#
+#   - make without kernel headers (KDIR= a missing directory) says what to
+#     install, and make clean still cleans; both on a copy of the tree, as
+#     make clean removes build/;
+#   - make install puts the bash completion where bash-completion looks,
+#     and tests/completion.bash passes on it;
+#   - make deb builds pmaps and pmaps-ext-dkms, lintian finds no error or
+#     warning in them, and they hold what they should;
+#   - both install with dpkg -i on a Debian bookworm root: the dkms
+#     package's postinst builds the module for the root's kernel headers,
+#     the packaged pmaps runs and its completion works there, and removing
+#     the dkms package removes the module.
+#
+# The root (debootstrap minbase with dkms and the headers of the bookworm
+# 6.1 kernel that tests/kernels.sh names) is made once, in about two
+# minutes, and kept in build/deb-root; each run installs on an overlay of
+# it that is thrown away, so the root and the host stay as they were.
+# Loading the module (modprobe pmaps_ext) needs a guest kernel: the QEMU
+# suite does that, from a make-built module.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD:-$top/build}
+mirror=http://deb.debian.org/debian
+export DEBIAN_FRONTEND=noninteractive
+
+# Mounts (the overlay, /proc) are made in a mount namespace of this script's
+# own: they end with it, even when it is killed.
+if [ -z "${PMAPS_DEB_UNSHARED:-}" ]; then
+	PMAPS_DEB_UNSHARED=1 exec unshare --mount --propagation private \
+		sh "$0" "$@"
+fi
+
+name=$(sed -n 's/^PACKAGE_NAME="*\([^"]*\)"*$/\1/p' "$top/dkms.conf")
+version=$(sed -n 's/^PACKAGE_VERSION="*\([^"]*\)"*$/\1/p' "$top/dkms.conf")
+debs=$top/build/deb
+root=$build/deb-root
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/pmaps-deb.XXXXXX")
+merged=$tmp/merged
+cleanup() {
+	umount "$merged/proc" "$merged" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+n=0 failed=0
+ok() {
+	n=$((n + 1))
+	echo "ok $n $1"
+}
+# not_ok TEST [LOG]: a failure, with LOG's last lines as TAP comments.
+not_ok() {
+	n=$((n + 1))
+	failed=$((failed + 1))
+	echo "not ok $n $1"
+	[ -n "${2:-}" ] && [ -f "$2" ] && tail -n 40 "$2" | sed 's/^/# /'
+	return 0
+}
+
+echo "1..14"
+
+# A copy of the tree: tracked and new unignored files, as make deb takes.
+src=$tmp/src
+mkdir -p "$src"
+(cd "$top" && if git rev-parse --git-dir >/dev/null 2>&1; then
+	git ls-files -z -co --exclude-standard |
+		tar --null --ignore-failed-read -cf - -T - 2>/dev/null
+else
+	tar --exclude=./build -cf - .
+fi) | tar -xf - -C "$src"
+
+log=$tmp/make.log
+if make -C "$src" KDIR="$tmp/no-headers" > "$log" 2>&1; then
+	not_ok "make without kernel headers fails" "$log"
+elif ! grep -q "apt-get install linux-headers-$(uname -r)" "$log" ||
+	! grep -q 'make pmaps' "$log" ||
+	grep -q 'No such file or directory' "$log"; then
+	not_ok "make without kernel headers names linux-headers-$(uname -r) and make pmaps" "$log"
+else
+	ok "make without kernel headers names linux-headers-$(uname -r) and make pmaps"
+fi
+
+# What an in-place kbuild run leaves behind.
+leftovers="pmaps_ext.ko pmaps_ext.mod.c module/main.o module/.main.o.cmd module/probes.h"
+for f in $leftovers; do
+	: > "$src/$f"
+done
+log=$tmp/clean.log
+if ! make -C "$src" KDIR="$tmp/no-headers" clean > "$log" 2>&1; then
+	not_ok "make clean without kernel headers" "$log"
+elif for f in $leftovers; do [ -e "$src/$f" ] && echo "left: $f"; done |
+	grep . >> "$log"; then
+	not_ok "make clean without kernel headers removes kbuild's output" "$log"
+else
+	ok "make clean without kernel headers removes kbuild's output"
+fi
+
+log=$tmp/install.log
+dest=$tmp/destdir
+completion=$dest/usr/share/bash-completion/completions/pmaps
+if ! make -C "$src" install PREFIX=/usr DESTDIR="$dest" > "$log" 2>&1; then
+	not_ok "make install" "$log"
+elif ! cmp "$src/userspace/completion/pmaps" "$completion" >> "$log" 2>&1 ||
+	[ ! -x "$dest/usr/bin/pmaps" ]; then
+	find "$dest" >> "$log"
+	not_ok "make install puts pmaps and its completion under PREFIX" "$log"
+else
+	ok "make install puts pmaps and its completion under PREFIX"
+fi
+
+log=$tmp/completion.log
+if bash "$top/tests/completion.bash" "$completion" > "$log" 2>&1; then
+	ok "bash completion: $(tail -n 1 "$log" | sed 's/^# //')"
+else
+	not_ok "bash completion (tests/completion.bash)" "$log"
+fi
+
+log=$tmp/deb.log
+if make -C "$top" deb > "$log" 2>&1 && [ -f "$debs/pmaps_${version}_amd64.deb" ] &&
+	[ -f "$debs/pmaps-ext-dkms_${version}_all.deb" ]; then
+	ok "make deb builds pmaps and pmaps-ext-dkms $version"
+else
+	not_ok "make deb builds pmaps and pmaps-ext-dkms $version" "$log"
+fi
+
+log=$tmp/lintian.log
+if ! lintian "$debs"/pmaps-ext_"${version}"_*.changes > "$log" 2>&1 &&
+	! grep -q '^[EW]: ' "$log"; then
+	not_ok "lintian ran" "$log"
+elif grep -q '^[EW]: ' "$log"; then
+	not_ok "lintian: no error or warning" "$log"
+else
+	ok "lintian: no error or warning"
+fi
+
+# has DEB FILE...: each FILE is in DEB.
+has() {
+	deb=$1
+	shift
+	dpkg-deb -c "$deb" | awk '{ print $6 }' > "$tmp/contents" 2>&1
+	for f; do
+		grep -qx "\./$f" "$tmp/contents" || { echo "no $f" >> "$tmp/contents"; return 1; }
+	done
+}
+if has "$debs/pmaps_${version}_amd64.deb" usr/bin/pmaps \
+	usr/share/man/man1/pmaps.1.gz usr/share/bash-completion/completions/pmaps; then
+	ok "pmaps holds the reader, its man page and its completion"
+else
+	not_ok "pmaps holds the reader, its man page and its completion" "$tmp/contents"
+fi
+if has "$debs/pmaps-ext-dkms_${version}_all.deb" etc/modprobe.d/pmaps_ext.conf \
+	"usr/src/$name-$version/dkms.conf" "usr/src/$name-$version/Kbuild" \
+	"usr/src/$name-$version/module/main.c" &&
+	dpkg-deb -f "$debs/pmaps-ext-dkms_${version}_all.deb" Depends |
+		grep -q '^dkms\b'; then
+	ok "pmaps-ext-dkms holds the source, dkms.conf and the modprobe.d rule, and depends on dkms"
+else
+	not_ok "pmaps-ext-dkms holds the source, dkms.conf and the modprobe.d rule, and depends on dkms" "$tmp/contents"
+fi
+
+# The root, made once.  libncursesw6 is there for pmaps, as dpkg -i
+# installs no dependency.
+rel=$("$top/tests/kernels.sh" bookworm 2>/dev/null | head -n 1)
+log=$tmp/root.log
+make_root() {
+	[ -n "$rel" ] || { echo "no bookworm 6.1 kernel (tests/kernels.sh)"; return 1; }
+	if [ ! -f "$root/.pmaps-ready" ]; then
+		rm -rf "$root"
+		mkdir -p "$root"
+		debootstrap --variant=minbase --include=dkms,libncursesw6 \
+			bookworm "$root" "$mirror" || return 1
+		# The kernel headers come from bookworm-security.
+		cat > "$root/etc/apt/sources.list" <<-EOF
+		deb $mirror bookworm main
+		deb $mirror bookworm-updates main
+		deb $mirror-security bookworm-security main
+		EOF
+		touch "$root/.pmaps-ready"
+	fi
+	[ -d "$root/usr/src/linux-headers-$rel" ] && return 0
+	cp /etc/resolv.conf "$root/etc/resolv.conf"
+	chroot "$root" apt-get update -qq &&
+		chroot "$root" apt-get install -y -qq -o Dpkg::Use-Pty=0 \
+			--no-install-recommends "linux-headers-$rel"
+}
+if make_root > "$log" 2>&1; then
+	ok "bookworm root with dkms and linux-headers-$rel"
+else
+	not_ok "bookworm root with dkms and linux-headers-$rel" "$log"
+fi
+
+# The throwaway layer: all that dpkg writes goes to $tmp/upper.
+mkdir -p "$tmp/upper" "$tmp/work" "$merged"
+log=$tmp/dpkg.log
+if mount -t overlay overlay \
+	-o "lowerdir=$root,upperdir=$tmp/upper,workdir=$tmp/work" "$merged" >> "$log" 2>&1 &&
+	mount -t proc proc "$merged/proc" >> "$log" 2>&1 &&
+	cp "$debs/pmaps_${version}_amd64.deb" "$debs/pmaps-ext-dkms_${version}_all.deb" \
+		"$top/tests/completion.bash" "$merged/tmp/" &&
+	chroot "$merged" dpkg -i "/tmp/pmaps_${version}_amd64.deb" \
+		"/tmp/pmaps-ext-dkms_${version}_all.deb" >> "$log" 2>&1; then
+	ok "dpkg -i pmaps pmaps-ext-dkms on the root"
+else
+	not_ok "dpkg -i pmaps pmaps-ext-dkms on the root" "$log"
+fi
+
+# The module dkms built (and compressed, where the kernel does) in postinst.
+ko=$(ls "$merged/lib/modules/$rel/updates/dkms/$name.ko"* 2>/dev/null | head -n 1)
+chroot "$merged" dkms status > "$tmp/status" 2>&1
+if grep -q "^$name/$version, $rel, x86_64: installed" "$tmp/status" &&
+	[ -n "$ko" ] &&
+	[ "$(modinfo -F vermagic "$ko" | cut -d' ' -f1)" = "$rel" ]; then
+	ok "postinst built and installed $name.ko for $rel"
+else
+	cat "$tmp/status" >> "$log"
+	not_ok "postinst built and installed $name.ko for $rel" "$log"
+fi
+
+out=$(chroot "$merged" pmaps --version 2>&1)
+if [ "$out" = "pmaps (pmaps_ext) $version" ]; then
+	ok "the packaged pmaps --version: $out"
+else
+	echo "$out" > "$tmp/version"
+	not_ok "the packaged pmaps --version is pmaps (pmaps_ext) $version" "$tmp/version"
+fi
+
+log=$tmp/completion-root.log
+if chroot "$merged" bash /tmp/completion.bash \
+	/usr/share/bash-completion/completions/pmaps > "$log" 2>&1; then
+	ok "the packaged completion on bookworm's bash: $(tail -n 1 "$log" | sed 's/^# //')"
+else
+	not_ok "the packaged completion on bookworm's bash" "$log"
+fi
+
+log=$tmp/purge.log
+if chroot "$merged" dpkg --purge pmaps-ext-dkms > "$log" 2>&1 &&
+	! ls "$merged/lib/modules/$rel/updates/dkms/$name.ko"* >> "$log" 2>&1 &&
+	[ ! -e "$merged/etc/modprobe.d/pmaps_ext.conf" ] &&
+	[ -z "$(chroot "$merged" dkms status 2>&1)" ]; then
+	ok "dpkg --purge pmaps-ext-dkms removes the module and the rule"
+else
+	not_ok "dpkg --purge pmaps-ext-dkms removes the module and the rule" "$log"
+fi
+
+[ "$failed" -eq 0 ]
