@@ -29,6 +29,7 @@ export PMAPS_CHECK=1
 	run unit-valgrind 1800 make -s -C "$top/tests/unit" valgrind
 	check1 style_checkpatch 600 "$top/tests/style.sh"
 	run dkms 900 "$top/tests/dkms.sh"
+	run deb 600 "$top/tests/deb.sh"
 	run fuzz 900 "$top/tests/fuzz/run.sh"
 	run selftest 1200 "$top/tests/selftest/run.sh"
 	run qemu 1800 "$top/tests/qemu/run.sh"

@@ -24,8 +24,11 @@ want="$want zlib1g-dev"
 want="$want flex bison bc libelf-dev libssl-dev xz-utils git"
 # checkpatch.pl runs scripts/spdxcheck.py, which needs these.
 want="$want python3-ply python3-git"
-# The trixie root for the 7.x kernels (tests/trixie-root.sh).
+# The trixie root for the 7.x kernels (tests/trixie-root.sh), and the
+# bookworm root tests/deb.sh installs the packages on.
 want="$want debootstrap"
+# make deb and its checks (tests/deb.sh).
+want="$want dpkg-dev debhelper dh-dkms lintian"
 for rel in $("$here/kernels.sh" bookworm); do
 	want="$want linux-image-$rel linux-headers-$rel"
 done
