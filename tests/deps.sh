@@ -28,7 +28,7 @@ want="$want python3-ply python3-git"
 # bookworm root tests/deb.sh installs the packages on.
 want="$want debootstrap"
 # make deb and its checks (tests/deb.sh).
-want="$want dpkg-dev debhelper dh-dkms lintian"
+want="$want dpkg-dev debhelper dh-dkms lintian pkg-config"
 for rel in $("$here/kernels.sh" bookworm); do
 	want="$want linux-image-$rel linux-headers-$rel"
 done
