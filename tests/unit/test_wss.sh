@@ -196,15 +196,28 @@ mapping_row() {
 		n == want && $1 == vma' "$tmp/out"
 }
 
+# The total line of interval $1 of $tmp/out.
+total_row() {
+	awk -v want="$1" '
+		/^interval / { n = $2 + 0 }
+		n == want && $1 == "total"' "$tmp/out"
+}
+
 # estimate_ok N exact|at-most: the row of interval N.  What is certain:
 # none of the 14336 pages written only before the interval may count, so
 # the estimate never exceeds the working set; and where a whole sweep
 # (with its TLB flush) lies between the clear and the read, every page of
 # the working set counts: exact.  Without such a sweep no lower bound
 # holds: how much the target read in an interval is the scheduler's
-# business.
+# business, and it may be nothing (without -a a VMA with no page accessed
+# has no row; the interval's total line is still there).
 estimate_ok() {
 	row=$(mapping_row "$1")
+	if [ -z "$row" ] && [ "$2" = at-most ] && [ -n "$(total_row "$1")" ]
+	then
+		echo "# interval $1: no row for $lo-$hi, none of its pages accessed"
+		return 0
+	fi
 	set -- "$2" $row
 	[ $# -ge 7 ] || { echo "# no row for $lo-$hi"; return 1; }
 	echo "# row: $row"
