@@ -30,16 +30,16 @@ int pmaps_cmd_usage_hint(const char *command);
 /*
  * -i, --interval of every command: seconds, as watch(1), top(1) and
  * vmstat(8) take them, with up to nine decimals ("2", "0.5"), above 0 and
- * up to PMAPS_INTERVAL_MAX.  With refuse_ms (the commands that refresh a
- * screen), a whole number from PMAPS_INTERVAL_MS_FROM up is refused as
- * milliseconds typed by habit; a decimal point ("300.0") says seconds.
+ * up to PMAPS_INTERVAL_MAX.  A whole number from PMAPS_INTERVAL_MS_FROM
+ * up is refused as milliseconds typed by habit ("wss -i 500" once waited
+ * 500 s for 0.5); a decimal point ("300.0") says seconds.
  * Returns PMAPS_OK, or prints the usage error for command and returns its
  * status.
  */
 #define PMAPS_INTERVAL_MAX	86400
 #define PMAPS_INTERVAL_MS_FROM	100
 int pmaps_interval_parse(const char *command, const char *arg,
-			 bool refuse_ms, struct timespec *ts);
+			 struct timespec *ts);
 /* An interval in whole milliseconds, rounded up, at least 1. */
 long long pmaps_interval_ms(const struct timespec *ts);
 /* A message of the loaders, "pmaps: ...", as "pmaps COMMAND: ...". */

@@ -218,7 +218,7 @@ static bool parse_seconds(const char *s, struct timespec *ts, bool *whole)
 }
 
 int pmaps_interval_parse(const char *command, const char *arg,
-			 bool refuse_ms, struct timespec *ts)
+			 struct timespec *ts)
 {
 	unsigned long long ms;
 	char secs[32];
@@ -229,7 +229,7 @@ int pmaps_interval_parse(const char *command, const char *arg,
 		return pmaps_cmd_usage_error(command,
 			"--interval: expected seconds above 0 and up to %d, e.g. 0.5, got '%s'",
 			PMAPS_INTERVAL_MAX, arg);
-	if (!refuse_ms || !whole || ts->tv_sec < PMAPS_INTERVAL_MS_FROM)
+	if (!whole || ts->tv_sec < PMAPS_INTERVAL_MS_FROM)
 		return PMAPS_OK;
 	/* arg is digits only here: the seconds it meant, without 0s */
 	ms = (unsigned long long)ts->tv_sec;

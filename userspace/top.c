@@ -231,7 +231,7 @@ static int parse_args(int argc, char **argv, struct top *t, bool *done)
 			targets++;
 			break;
 		case 'i':
-			if (pmaps_interval_parse("top", optarg, true, &interval))
+			if (pmaps_interval_parse("top", optarg, &interval))
 				return PMAPS_ERR_INPUT;
 			/* reloading faster would be all the screen shows */
 			ms = pmaps_interval_ms(&interval);

@@ -820,7 +820,7 @@ static int watch_option(struct watch *w, int opt, enum pmaps_color_when *when)
 						 optarg);
 		return PMAPS_OK;
 	case 'i':
-		if (pmaps_interval_parse("watch", optarg, true, &interval))
+		if (pmaps_interval_parse("watch", optarg, &interval))
 			return PMAPS_ERR_INPUT;
 		w->interval_ms = pmaps_interval_ms(&interval);
 		w->interval = optarg;

@@ -167,9 +167,7 @@ static int parse_args(int argc, char **argv, struct wss_opts *o)
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'i':
-			/* long measurements are real: no guess of ms */
-			if (pmaps_interval_parse("wss", optarg, false,
-						 &o->interval))
+			if (pmaps_interval_parse("wss", optarg, &o->interval))
 				return PMAPS_ERR_INPUT;
 			break;
 		case 'n':

@@ -219,18 +219,19 @@ Try 'pmaps $cmd --help' for more information."
 	done
 done
 
-# The commands that refresh a screen, whose -i was milliseconds once.
-for cmd in watch top; do
+# watch's -i was milliseconds once; "wss -i 500" waited 500 s for a user
+# who meant 0.5.  Every command refuses it.
+for cmd in watch top wss; do
 	run "$PMAPS" "$cmd" -i 1000 1
 	expect_text "interval_${cmd}_1000_is_milliseconds" 2 "" \
 		"pmaps $cmd: --interval: expected seconds, got '1000', which looks like milliseconds: for 1000 ms write 1, for 1000 seconds 1000.0
 Try 'pmaps $cmd --help' for more information."
 done
 
-# wss measures, and may well measure for minutes: 500 is seconds there,
-# so option parsing goes on to the next mistake.
-run "$PMAPS" wss -i 500 -n x 1
-expect_text interval_wss_500_is_seconds 2 "" \
+# A decimal point says seconds: wss may measure for minutes.  Option
+# parsing goes on to the next mistake.
+run "$PMAPS" wss -i 500.0 -n x 1
+expect_text interval_wss_500.0_is_seconds 2 "" \
 	"pmaps wss: --count: expected a number of intervals, got 'x'
 Try 'pmaps wss --help' for more information."
 

@@ -330,7 +330,7 @@ else
 	# refs are cleared before the wait, so once the target has swept its
 	# working set whole after that, all of it must count: the one
 	# measurement here with a sweep known to lie after the clear.
-	"$PMAPS" wss --clear-refs -i 600 -n 0 "$target_pid" \
+	"$PMAPS" wss --clear-refs -i 600.0 -n 0 "$target_pid" \
 		> "$tmp/out" 2> "$tmp/err" &
 	wss_pid=$!
 	if waiting_in_pselect "$wss_pid" && wait_for_a_whole_sweep; then
@@ -390,7 +390,7 @@ else
 	result all_lists_untouched_vmas
 
 	# The target ends during the wait.
-	"$PMAPS" wss --clear-refs -i 600 "$target_pid" \
+	"$PMAPS" wss --clear-refs -i 600.0 "$target_pid" \
 		> "$tmp/out" 2> "$tmp/err" &
 	wss_pid=$!
 	if waiting_in_pselect "$wss_pid"; then
