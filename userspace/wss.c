@@ -757,8 +757,8 @@ static void print_result(const struct wss *w, const struct result *r,
 	printf("%-*s %-4s %10llu %10llu %14llu\n", 2 * aw + 1, "total", "",
 	       resident, accessed, accessed * w->psize);
 	if (r->untracked)
-		printf("untracked: %llu resident pages could not be marked idle (not on an LRU list)\n",
-		       r->untracked);
+		printf("untracked: %llu resident %s could not be marked idle (not on an LRU list)\n",
+		       r->untracked, r->untracked == 1 ? "page" : "pages");
 }
 
 static int one_interval(struct wss *w, unsigned long nr,
