@@ -29,6 +29,9 @@
  * both sides show as '?' for a page in both cannot be seen to change; a
  * note on stderr names it.
  *
+ * --ignore-mapcount drops a change of mapcount alone (other processes
+ * starting and exiting change a shared library's), as if it were none.
+ *
  * Exit status as diff(1): 0 no difference, 1 differences, 2 trouble.
  */
 #include <errno.h>
@@ -70,6 +73,9 @@ static const char diff_usage[] =
 "cannot be seen: a note on standard error names those flags (and mapcount);\n"
 "snapshots read without root (pagemap source) know no page state at all.\n"
 "\n"
+"      --ignore-mapcount  do not report pages whose mapcount alone changed\n"
+"                      (other processes mapping a shared library change it);\n"
+"                      a page that also changed flags is still shown (~)\n"
 "      --summary       only the summary lines\n"
 "  -h, --help          show this help and exit\n"
 "\n"
@@ -133,6 +139,7 @@ struct differ {
 	const struct pmaps_map *a, *b;
 	unsigned long long psize;
 	bool summary_only;
+	bool ignore_mapcount;	/* a change of mapcount alone is none */
 	struct run run;
 	/* the VMA lines of the group, printed before its first page line */
 	size_t a_from, a_to, b_from, b_to;
@@ -250,6 +257,13 @@ static void count_change(struct differ *d, const struct state *a,
 	}
 }
 
+/* Present in both with the same flags, whatever the mapcount. */
+static bool same_flags(const struct state *x, const struct state *y)
+{
+	return x->present && y->present && x->flags == y->flags &&
+	       x->unknown == y->unknown;
+}
+
 /* Pages [addr, addr + pages) are in state a in A and b in B. */
 static void segment(struct differ *d, unsigned long long addr,
 		    unsigned long long pages, const struct state *a,
@@ -258,7 +272,7 @@ static void segment(struct differ *d, unsigned long long addr,
 	struct run *r = &d->run;
 	enum change kind;
 
-	if (same_state(a, b))
+	if (same_state(a, b) || (d->ignore_mapcount && same_flags(a, b)))
 		return;
 	kind = !a->present ? CH_APPEARED : !b->present ? CH_DISAPPEARED :
 	       CH_CHANGED;
@@ -340,7 +354,8 @@ static void compare_group(struct differ *d)
 		} else {
 			to = a.end < b.end ? a.end : b.end;
 			d->unseen_flags |= a.st.unknown & b.st.unknown;
-			if (a.st.mapcount == PMAPS_MAPCOUNT_UNKNOWN &&
+			if (!d->ignore_mapcount &&
+			    a.st.mapcount == PMAPS_MAPCOUNT_UNKNOWN &&
 			    b.st.mapcount == PMAPS_MAPCOUNT_UNKNOWN)
 				d->unseen_mapcount = true;
 			segment(d, a.start, (to - a.start) / d->psize, &a.st,
@@ -446,6 +461,7 @@ int pmaps_cmd_diff(int argc, char **argv)
 {
 	static const struct option options[] = {
 		{ "summary",	no_argument, NULL, 's' },
+		{ "ignore-mapcount", no_argument, NULL, 'm' },
 		{ "help",	no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -460,6 +476,10 @@ int pmaps_cmd_diff(int argc, char **argv)
 		if (opt == 'h') {
 			fputs(diff_usage, stdout);
 			return DIFF_SAME;
+		}
+		if (opt == 'm') {
+			d.ignore_mapcount = true;
+			continue;
 		}
 		if (opt != 's') {
 			/* getopt_long has said what was wrong */

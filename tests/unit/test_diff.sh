@@ -38,7 +38,7 @@ printf 'summary\t%s\t0\n' pages_appeared pages_disappeared pages_changed \
 
 run "$PMAPS" diff --help
 missing=
-for o in --summary --help " -h,"; do
+for o in --summary --ignore-mapcount --help " -h,"; do
 	grep -q -e "$o" "$tmp/out" || missing="$missing $o"
 done
 [ -n "$missing" ] && echo "# missing from --help:$missing"
@@ -67,7 +67,9 @@ if [ "$(getconf PAGESIZE)" != 4096 ]; then
 	for t in golden_text text_from_stdin summary_only same_text_no_difference \
 		 json_same_as_text json_against_text reordered_json \
 		 withheld_same_no_difference withheld_json_null_same_as_text \
-		 withheld_mapcount_changes withheld_mapcount_changes_json; do
+		 withheld_mapcount_changes withheld_mapcount_changes_json \
+		 mapcount_only_differs ignore_mapcount_no_difference \
+		 ignore_mapcount_keeps_flag_change; do
 		skip "$t" "fixtures assume 4 KiB pages"
 	done
 else
@@ -146,6 +148,33 @@ else
 	"$PMAPS" --json -f "$tmp/wb.txt" > "$tmp/wb.json"
 	run "$PMAPS" diff "$tmp/wa.txt" "$tmp/wb.json"
 	expect withheld_mapcount_changes_json 1 "$tmp/wab" "$unseen_withheld"
+
+	# --ignore-mapcount: mc-a and mc-b differ only in mapcounts (2 to 3,
+	# 2 to 5, '?' to 4); mc-c is mc-b with page 2 also losing Y.
+	printf '%s\n0\t2\tYRAU___\t2\n2\t1\tYRAU___\t2\n3\t1\tYRAU___\t?\n' \
+		"$h" > "$tmp/mc-a.txt"
+	printf '%s\n0\t2\tYRAU___\t3\n2\t1\tYRAU___\t5\n3\t1\tYRAU___\t4\n' \
+		"$h" > "$tmp/mc-b.txt"
+	printf '%s\n0\t2\tYRAU___\t3\n2\t1\t_RAU___\t5\n3\t1\tYRAU___\t4\n' \
+		"$h" > "$tmp/mc-c.txt"
+	# without the option, the mapcounts are differences
+	run "$PMAPS" diff "$tmp/mc-a.txt" "$tmp/mc-b.txt"
+	[ "$rc" = 1 ] && grep -q '^summary	pages_changed	4$' "$tmp/out" &&
+		grep -q '^summary	mapcount_changed	3$' "$tmp/out"
+	result mapcount_only_differs
+
+	run "$PMAPS" diff --ignore-mapcount "$tmp/mc-a.txt" "$tmp/mc-b.txt"
+	expect ignore_mapcount_no_difference 0 "$no_difference" ""
+
+	printf '%s\t%s\n' \
+		vma '=	00400000-00404000	r--p	00000000	00:02	15	/bin/x' \
+		'~' '00402000	1	YRAU___	_RAU___	2	5' \
+		summary 'pages_appeared	0' summary 'pages_disappeared	0' \
+		summary 'pages_changed	1' summary 'mapcount_changed	1' \
+		summary 'vmas_appeared	0' summary 'vmas_disappeared	0' \
+		summary 'young_lost	1' > "$tmp/mc-ac"
+	run "$PMAPS" diff --ignore-mapcount "$tmp/mc-a.txt" "$tmp/mc-c.txt"
+	expect ignore_mapcount_keeps_flag_change 1 "$tmp/mc-ac" ""
 fi
 
 # ---- malformed JSON: file, line and what was expected ----
