@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pmaps diff A B: what changed between two saved snapshots, page by page.
+ * pmaps diff A B: what changed between two saved snapshots, page by page;
+ * either may be a PID (digits naming no file), read live as pmaps PID does.
  *
  * Either snapshot is the text format or pmaps --json (schema pmaps/2, or
  * the older pmaps/1), told apart by the first non-blank character ('{' is
@@ -41,6 +42,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "commands.h"
@@ -55,7 +58,9 @@ static const char diff_usage[] =
 "disappeared, or changed flags or mapcount, under the VMAs that hold them,\n"
 "then a summary.  A and B are in the text format (as saved from\n"
 "/proc/pmaps_ext/PID or by pmaps --raw) or JSON (pmaps --json, one\n"
-"target); - is standard input.\n"
+"target); - is standard input.  An argument of digits only that names no\n"
+"file is a PID: that process is read now, as pmaps PID reads it, to compare\n"
+"a snapshot with the live process (write ./1234 for a file named 1234).\n"
 "\n"
 "Output, tab-separated:\n"
 "  vma  =|-|+  START-END  PERMS  OFFSET  DEV  INODE  NAME\n"
@@ -76,23 +81,53 @@ static const char diff_usage[] =
 "      --ignore-mapcount  do not report pages whose mapcount alone changed\n"
 "                      (other processes mapping a shared library change it);\n"
 "                      a page that also changed flags is still shown (~)\n"
+"      --source=SOURCE  read a PID from auto (default), kernel, module or\n"
+"                      pagemap, as pmaps --source does\n"
 "      --summary       only the summary lines\n"
 "  -h, --help          show this help and exit\n"
 "\n"
 "Exit status: 0 if the snapshots show the same pages, 1 if they differ,\n"
 "2 for trouble (a file that cannot be read, malformed input, bad usage).\n";
 
-/* ---- loading either format ---- */
+/* ---- loading either format, or a live process ---- */
 
-static int load(const char *path, struct pmaps_map *map)
+/*
+ * A live process, read as pmaps PID reads it, from source.  arg is all
+ * digits and no file of that name exists.
+ */
+static int load_pid(const char *arg, int pid, enum pmaps_source source,
+		    struct pmaps_doc *doc)
+{
+	char err[1024], proc[32];
+
+	snprintf(proc, sizeof(proc), "/proc/%d", pid);
+	if (access(proc, F_OK))
+		return pmaps_cmd_usage_error("diff",
+			"%s: expected a snapshot file or the PID of a running process, found neither (name a file of that name ./%s)",
+			arg, arg);
+	if (pmaps_load_pid(pid, source, doc, err, sizeof(err))) {
+		pmaps_cmd_report("diff", err);
+		pmaps_doc_free(doc);
+		return DIFF_TROUBLE;
+	}
+	return DIFF_SAME;
+}
+
+static int load(const char *path, enum pmaps_source source,
+		struct pmaps_doc *doc)
 {
 	const char *name = strcmp(path, "-") ? path : "<stdin>";
+	struct pmaps_map *map = &doc->map;
 	char err[512];
+	struct stat st;
 	char *text;
 	size_t len;
-	int ret;
+	int ret, pid;
 
-	memset(map, 0, sizeof(*map));
+	memset(doc, 0, sizeof(*doc));
+	/* digits, and no such file: a PID ("./1234" names the file) */
+	if (pmaps_parse_pid(path, &pid) && stat(path, &st) && errno == ENOENT)
+		return load_pid(path, pid, source, doc);
 	if (pmaps_read_file(path, &text, &len, err, sizeof(err))) {
 		pmaps_cmd_report("diff", err);
 		return DIFF_TROUBLE;
@@ -462,11 +497,13 @@ int pmaps_cmd_diff(int argc, char **argv)
 	static const struct option options[] = {
 		{ "summary",	no_argument, NULL, 's' },
 		{ "ignore-mapcount", no_argument, NULL, 'm' },
+		{ "source",	required_argument, NULL, 'S' },
 		{ "help",	no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static char prog_name[] = "pmaps diff";
-	struct pmaps_map a, b;
+	enum pmaps_source source = PMAPS_SRC_AUTO;
+	struct pmaps_doc a, b;
 	struct differ d;
 	int opt, ret, i;
 
@@ -481,6 +518,14 @@ int pmaps_cmd_diff(int argc, char **argv)
 			d.ignore_mapcount = true;
 			continue;
 		}
+		if (opt == 'S') {
+			if (pmaps_source_parse(optarg, &source) ||
+			    source == PMAPS_SRC_FILE)
+				return pmaps_cmd_usage_error("diff",
+					"--source: expected auto, kernel, module or pagemap, got '%s'",
+					optarg);
+			continue;
+		}
 		if (opt != 's') {
 			/* getopt_long has said what was wrong */
 			pmaps_cmd_usage_hint("diff");
@@ -492,16 +537,16 @@ int pmaps_cmd_diff(int argc, char **argv)
 		return pmaps_cmd_usage_error("diff",
 					     "expected two snapshots A B, got %d",
 					     argc - optind);
-	ret = load(argv[optind], &a);
+	ret = load(argv[optind], source, &a);
 	if (ret)
 		return ret;
-	ret = load(argv[optind + 1], &b);
+	ret = load(argv[optind + 1], source, &b);
 	if (ret) {
-		pmaps_map_free(&a);
+		pmaps_doc_free(&a);
 		return ret;
 	}
-	d.a = &a;
-	d.b = &b;
+	d.a = &a.map;
+	d.b = &b.map;
 	d.psize = pmaps_page_size();
 	compare(&d);
 	print_summary(&d);
@@ -515,7 +560,7 @@ int pmaps_cmd_diff(int argc, char **argv)
 			strerror(errno));
 		ret = DIFF_TROUBLE;
 	}
-	pmaps_map_free(&a);
-	pmaps_map_free(&b);
+	pmaps_doc_free(&a);
+	pmaps_doc_free(&b);
 	return ret;
 }

@@ -17,7 +17,12 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/tap.sh"
 
-trap 'rm -rf "$tmp"' EXIT
+target_pid=
+cleanup() {
+	[ -n "$target_pid" ] && kill -KILL "$target_pid" 2> /dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
 trap 'exit 1' HUP INT TERM
 
 # expect_error NAME STDERR-TEXT: exit 2, nothing on stdout
@@ -38,7 +43,7 @@ printf 'summary\t%s\t0\n' pages_appeared pages_disappeared pages_changed \
 
 run "$PMAPS" diff --help
 missing=
-for o in --summary --ignore-mapcount --help " -h,"; do
+for o in --summary --ignore-mapcount --source --help " -h,"; do
 	grep -q -e "$o" "$tmp/out" || missing="$missing $o"
 done
 [ -n "$missing" ] && echo "# missing from --help:$missing"
@@ -176,6 +181,78 @@ else
 	run "$PMAPS" diff --ignore-mapcount "$tmp/mc-a.txt" "$tmp/mc-c.txt"
 	expect ignore_mapcount_keeps_flag_change 1 "$tmp/mc-ac" ""
 fi
+
+# ---- SNAPSHOT PID: a saved document against the live process ----
+# A stopped sleep(1) of our own, once it runs sleep and not the shell
+# that forked it; the pagemap source, as the host has no module.  Other
+# processes change its shared pages' mapcounts meanwhile (the very noise
+# of --ignore-mapcount), and set the referenced and active flags of the
+# pages it shares with them (files, the vDSO) as they map and read them,
+# so only its VMAs, its pages and the flags of its own pages must stay.
+
+sleep 300 &
+target_pid=$!
+i=0
+while [ "$(readlink "/proc/$target_pid/exe")" = "$(readlink /proc/$$/exe)" ] &&
+      [ $i -lt 100 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
+kill -STOP "$target_pid"
+i=0
+until grep -q '^State:.*T' "/proc/$target_pid/status" || [ $i -ge 100 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
+run "$PMAPS" --source=pagemap --raw "$target_pid"
+cp "$tmp/out" "$tmp/snap.txt"
+# stable DIFF-OUTPUT RC: no VMA or page appeared or disappeared, no page
+# of its own ([heap], [stack], anonymous) changed; exit 0 exactly when
+# no page changed.
+stable() {
+	awk -F'\t' -v rc="$2" '
+		$1 == "vma" { if ($2 != "=") bad = 1; shared = $8 ~ /^(\/|\[vdso\]|\[vvar)/ }
+		$1 == "+" || $1 == "-" { bad = 1 }
+		$1 == "~" && !shared { bad = 1 }
+		$1 == "summary" && $2 ~ /^(pages_appeared|pages_disappeared|vmas_appeared|vmas_disappeared)$/ && $3 != 0 { bad = 1 }
+		$1 == "summary" && $2 == "pages_changed" { changed = $3 }
+		END { exit bad || changed == "" || (rc != (changed != 0)) }' "$1"
+}
+run "$PMAPS" diff --source=pagemap --ignore-mapcount "$tmp/snap.txt" "$target_pid"
+[ -s "$tmp/snap.txt" ] && grep -q sleep "$tmp/snap.txt" &&
+	[ "$rc" != 2 ] && stable "$tmp/out" "$rc"
+result snapshot_against_live_pid_no_changes
+
+# the live process first, the snapshot second: the same
+run "$PMAPS" diff --source=pagemap --ignore-mapcount "$target_pid" "$tmp/snap.txt"
+[ "$rc" != 2 ] && stable "$tmp/out" "$rc"
+result live_pid_against_snapshot_no_changes
+
+# against another process: it fails
+run "$PMAPS" diff --source=pagemap --ignore-mapcount "$tmp/snap.txt" $$
+[ "$rc" = 1 ] && ! stable "$tmp/out" "$rc"
+result snapshot_against_other_pid_differs
+
+# a file named by the digits is the file, not the process
+printf '%s\n' '00400000-00401000 r--p 00000000 00:02 15 /bin/y' > "$tmp/$target_pid"
+run sh -c "cd '$tmp' && '$PMAPS' diff '$target_pid' ./'$target_pid'"
+expect digits_naming_a_file_are_the_file 0 "$no_difference" ""
+rm -f "$tmp/$target_pid"
+
+kill -KILL "$target_pid"
+wait "$target_pid" 2> /dev/null
+target_pid=
+
+# digits naming neither a file nor a process
+run "$PMAPS" diff "$fix/diff-a.txt" 2147483647
+expect_error pid_without_process_is_usage_error \
+	"pmaps diff: 2147483647: expected a snapshot file or the PID of a running process, found neither (name a file of that name ./2147483647)
+$hint"
+
+run "$PMAPS" diff --source=file "$fix/diff-a.txt" 1
+expect_error source_file_refused \
+	"pmaps diff: --source: expected auto, kernel, module or pagemap, got 'file'
+$hint"
 
 # ---- malformed JSON: file, line and what was expected ----
 # A message quotes the input from where it went wrong: up to 24 bytes of
