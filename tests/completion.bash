@@ -72,7 +72,7 @@ sleep 60 &
 child=$!
 trap 'kill $child 2>/dev/null' EXIT
 
-echo "1..17"
+echo "1..19"
 # The command words, alone or among PIDs.
 is "pmaps w" "watch wss"
 is "pmaps c" "core"
@@ -84,12 +84,15 @@ is "pmaps --su" "--summary"
 is "pmaps wss --c" "--clear-refs --count"
 is "pmaps core -" "--help --json --tsv -h"
 lacks "pmaps top --" --color
+is "pmaps diff --ig" "--ignore-mapcount"
 # Global options before the command, then the command's own.
 is "pmaps --source=module map --p" "--pid-name --png"
 # PIDs, and only PIDs, once a PID is given.
 has "pmaps $child" "$child"
 lacks "pmaps $child " map
 has "pmaps watch --interval 1 $child" "$child"
+# diff compares a snapshot with a file or a live process
+has "pmaps diff snap $child" "$child"
 # Option arguments, as the next word or after '='.
 is "pmaps --source=pa" "pagemap"
 is "pmaps --color=a" "always auto"
