@@ -66,6 +66,12 @@ enum pmaps_status pmaps_load_pid(int pid, enum pmaps_source src,
 				 size_t errlen);
 /* A PID argument: decimal digits only, as /proc names processes. */
 bool pmaps_parse_pid(const char *s, int *pid);
+
+/*
+ * PMAPS_ERR_TARGET with a message in err when process pid is a kernel
+ * thread or a zombie, which have no user memory to read; else PMAPS_OK.
+ */
+enum pmaps_status pmaps_check_memory(int pid, char *err, size_t errlen);
 /* An option's number: decimal digits only, in [min, max]. */
 bool pmaps_number_parse(const char *s, unsigned long long min,
 			unsigned long long max, unsigned long long *val);

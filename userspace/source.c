@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -21,6 +22,7 @@
 
 #define MODULE_DIR	"/proc/pmaps_ext"
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define PF_KTHREAD	0x00200000	/* include/linux/sched.h */
 
 /* One source's failure: its own line in the AUTO message. */
 struct attempt {
@@ -55,6 +57,8 @@ int pmaps_source_parse(const char *name, enum pmaps_source *src)
 	}
 	return -1;
 }
+
+static void read_small(const char *path, char *buf, size_t len);
 
 __attribute__((format(printf, 3, 4)))
 static void say(char *buf, size_t len, const char *fmt, ...)
@@ -284,6 +288,40 @@ void pmaps_pid_label(char *label, size_t len, int pid)
 	}
 }
 
+/*
+ * A kernel thread has no user memory and a zombie none left: each source
+ * fails for them with "No such process", which says nothing useful.  Tell
+ * the user once what the process is.  /proc/PID/stat: "PID (comm) STATE
+ * ..." with the flags as the 9th field; comm may hold blanks and ')'.
+ */
+enum pmaps_status pmaps_check_memory(int pid, char *err, size_t errlen)
+{
+	char path[64], stat_text[1024], cmdline[8];
+	unsigned long long flags = 0;
+	const char *p;
+	char state;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	read_small(path, stat_text, sizeof(stat_text));
+	p = strrchr(stat_text, ')');
+	if (!p || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %llu", &state,
+			 &flags) != 2)
+		return PMAPS_OK;	/* gone or unreadable: let the caller say */
+	if (state == 'Z') {
+		say(err, errlen, "pmaps: PID %d is a zombie: it has no memory left",
+		    pid);
+		return PMAPS_ERR_TARGET;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
+	read_small(path, cmdline, sizeof(cmdline));
+	if (!cmdline[0] && (flags & PF_KTHREAD)) {
+		say(err, errlen, "pmaps: PID %d is a kernel thread: it has no user memory",
+		    pid);
+		return PMAPS_ERR_TARGET;
+	}
+	return PMAPS_OK;
+}
+
 enum pmaps_status pmaps_load_pid(int pid, enum pmaps_source src,
 				 struct pmaps_doc *doc, char *err,
 				 size_t errlen)
@@ -306,6 +344,8 @@ enum pmaps_status pmaps_load_pid(int pid, enum pmaps_source src,
 		say(err, errlen, "pmaps: no process %d", pid);
 		return PMAPS_ERR_TARGET;
 	}
+	if (pmaps_check_memory(pid, err, errlen))
+		return PMAPS_ERR_TARGET;
 	pmaps_pid_label(doc->label, sizeof(doc->label), pid);
 
 	if (src != PMAPS_SRC_AUTO) {

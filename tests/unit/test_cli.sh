@@ -652,4 +652,43 @@ else
 	fi
 fi
 
+# ---- processes without user memory ----
+
+# kthreadd: PID 2 wherever the kernel starts it, as it does on Linux.
+if [ "$(cat /proc/2/comm 2>/dev/null)" != kthreadd ]; then
+	skip kernel_thread_said_once "PID 2 is not kthreadd here"
+else
+	run "$PMAPS" 2
+	expect_text kernel_thread_said_once 1 "" \
+		"pmaps: PID 2 is a kernel thread: it has no user memory"
+fi
+
+# A sleep whose child exited unreaped: the child stays a zombie.
+sh -c 'sleep 0 & exec sleep 30' &
+zombie_parent=$!
+zombie=
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	for d in /proc/[0-9]*; do
+		set -- $(sed 's/.*) //' "$d/stat" 2>/dev/null)
+		[ "${1:-}" = Z -a "${2:-}" = "$zombie_parent" ] &&
+			zombie=${d#/proc/}
+	done
+	[ -n "$zombie" ] && break
+	sleep 0.1
+done
+if [ -z "$zombie" ]; then
+	not_ok zombie_said_once
+	not_ok zombie_source_pagemap_said_once
+	echo "# no zombie child of $zombie_parent appeared"
+else
+	run "$PMAPS" "$zombie"
+	expect_text zombie_said_once 1 "" \
+		"pmaps: PID $zombie is a zombie: it has no memory left"
+	run "$PMAPS" --source=pagemap "$zombie"
+	expect_text zombie_source_pagemap_said_once 1 "" \
+		"pmaps: PID $zombie is a zombie: it has no memory left"
+fi
+kill "$zombie_parent" 2>/dev/null
+wait "$zombie_parent" 2>/dev/null
+
 tap_done
