@@ -307,6 +307,11 @@ static int read_smaps(struct wss *w, struct result *r)
 		fprintf(stderr, "pmaps wss: no process %d\n", w->o.pid);
 		return PMAPS_ERR_TARGET;
 	}
+	/* smaps of a zombie is empty: a total of 0, not an error */
+	if (pmaps_check_memory(w->o.pid, w->err, sizeof(w->err))) {
+		pmaps_cmd_report("wss", w->err);
+		return PMAPS_ERR_TARGET;
+	}
 	if (pmaps_smaps_read(w->o.pid, &r->map, &stats, w->err,
 			     sizeof(w->err))) {
 		pmaps_cmd_report("wss", w->err);
@@ -626,6 +631,10 @@ static int choose_method(struct wss *w)
 			return pmaps_cmd_usage_error("wss",
 				"measuring needs --clear-refs: idle page tracking is not available (%s: %s), and clear_refs changes the target's state (reclaim takes its pages for not recently used)",
 				IDLE_BITMAP, strerror(errno));
+		if (pmaps_check_memory(w->o.pid, w->err, sizeof(w->err))) {
+			pmaps_cmd_report("wss", w->err);
+			return PMAPS_ERR_TARGET;
+		}
 		w->idle_fd = open(IDLE_BITMAP, O_RDWR | O_CLOEXEC);
 		if (w->idle_fd < 0) {
 			fprintf(stderr, "pmaps wss: %s: %s%s\n", IDLE_BITMAP,

@@ -679,6 +679,7 @@ done
 if [ -z "$zombie" ]; then
 	not_ok zombie_said_once
 	not_ok zombie_source_pagemap_said_once
+	not_ok wss_zombie_fails
 	echo "# no zombie child of $zombie_parent appeared"
 else
 	run "$PMAPS" "$zombie"
@@ -687,6 +688,10 @@ else
 	run "$PMAPS" --source=pagemap "$zombie"
 	expect_text zombie_source_pagemap_said_once 1 "" \
 		"pmaps: PID $zombie is a zombie: it has no memory left"
+	# clear_refs then smaps, which is empty for a zombie: not a total 0
+	run "$PMAPS" wss --clear-refs -n 1 -i 0.1 "$zombie"
+	expect_text wss_zombie_fails 1 "" \
+		"pmaps wss: PID $zombie is a zombie: it has no memory left"
 fi
 kill "$zombie_parent" 2>/dev/null
 wait "$zombie_parent" 2>/dev/null
