@@ -696,4 +696,27 @@ fi
 kill "$zombie_parent" 2>/dev/null
 wait "$zombie_parent" 2>/dev/null
 
+# ---- root denied ----
+
+# Where even root may not open PID 1's pagemap (as in some containers),
+# "needs root" would be wrong: say that root was denied, and by what.
+root_denied="open /proc/1/pagemap: Permission denied (root was denied too: a Yama/LSM policy or a user namespace?)"
+if [ "$(id -u)" != 0 ]; then
+	skip root_denied_not_told_needs_root "needs root"
+	skip root_denied_auto_not_told_needs_root "needs root"
+elif pid1_err=$(LC_ALL=C head -c 8 /proc/1/pagemap 2>&1 > /dev/null)
+	[ "${pid1_err#*Permission denied}" = "$pid1_err" ]; then
+	skip root_denied_not_told_needs_root "root may read /proc/1/pagemap here"
+	skip root_denied_auto_not_told_needs_root "root may read /proc/1/pagemap here"
+else
+	run "$PMAPS" --source=pagemap 1
+	expect_text root_denied_not_told_needs_root 1 "" \
+		"pmaps: pagemap: $root_denied"
+	run "$PMAPS" 1
+	[ "$rc" = 1 -a ! -s "$tmp/out" ] &&
+		grep -qxF "  pagemap: $root_denied" "$tmp/err" &&
+		! grep -q "needs root" "$tmp/err"
+	result root_denied_auto_not_told_needs_root
+fi
+
 tap_done
