@@ -73,11 +73,6 @@ bool pmaps_parse_pid(const char *s, int *pid);
  */
 enum pmaps_status pmaps_check_memory(int pid, char *err, size_t errlen);
 
-/*
- * For a reader that is root already, replace a "needs root" hint in an
- * EACCES/EPERM message with what may have denied it instead.
- */
-void pmaps_explain_denied(char *msg, size_t len);
 /* An option's number: decimal digits only, in [min, max]. */
 bool pmaps_number_parse(const char *s, unsigned long long min,
 			unsigned long long max, unsigned long long *val);

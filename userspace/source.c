@@ -127,37 +127,6 @@ static enum pmaps_status parse_text(struct pmaps_doc *doc, const char *name,
 }
 
 /*
- * When root is refused, "run as root" is no help: the refusal came from
- * elsewhere, a security module (Yama, SELinux, AppArmor) or a process in
- * a user namespace root here does not own.
- */
-#define ROOT_DENIED	" (root was denied too: a Yama/LSM policy or a user namespace?)"
-
-void pmaps_explain_denied(char *msg, size_t len)
-{
-	/* lib/pagemap.c's and lib/hugepage.c's hints for EACCES/EPERM */
-	static const char *const hints[] = {
-		" (needs root, or ptrace access to the process)",
-		" (needs root)",
-	};
-	size_t i, n;
-	char *at;
-
-	if (geteuid())
-		return;
-	for (i = 0; i < ARRAY_SIZE(hints); i++) {
-		at = strstr(msg, hints[i]);
-		if (!at)
-			continue;
-		n = strlen(hints[i]);
-		memmove(at, at + n, strlen(at + n) + 1);
-		n = strlen(msg);
-		say(msg + n, len - n, "%s", ROOT_DENIED);
-		return;
-	}
-}
-
-/*
  * kernel and module: read a text file.  On failure fill a->why with the
  * file, the error and a hint about what to do instead.
  */
@@ -195,7 +164,7 @@ static void try_text(const char *path, enum pmaps_source src,
 		hint = " (module not mounted: sudo mount -t pmaps_ext pmaps_ext "
 		       MODULE_DIR ")";
 	else if ((e == EACCES || e == EPERM) && !geteuid())
-		hint = ROOT_DENIED;
+		hint = pmaps_denied_hint(path);
 	else if ((e == EACCES || e == EPERM) && src == PMAPS_SRC_MODULE)
 		hint = " (the module lets you read only your own dumpable processes; run as root: sudo pmaps)";
 	else if (e == EACCES || e == EPERM)
@@ -211,7 +180,6 @@ static void try_pagemap(int pid, struct pmaps_doc *doc, struct attempt *a)
 	a->status = PMAPS_ERR_TARGET;
 	if (pmaps_from_pagemap_how(pid, 0, &doc->map, &how, msg,
 				   sizeof(msg))) {
-		pmaps_explain_denied(msg, sizeof(msg));
 		say(a->why, sizeof(a->why), "%s", msg);
 		return;
 	}

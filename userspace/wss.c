@@ -133,10 +133,9 @@ struct wss {
 	char err[4096];
 };
 
-/* w->err, the library's or a loader's message, with root's own hint */
+/* w->err, the library's or a loader's message */
 static void report(struct wss *w)
 {
-	pmaps_explain_denied(w->err, sizeof(w->err));
 	pmaps_cmd_report("wss", w->err);
 }
 

@@ -98,8 +98,9 @@ int pmaps_huge_open(struct pmaps_huge *h, int pid, unsigned int avoid,
 		h->kpf_fd = open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);
 		if (h->kpf_fd < 0)
 			snprintf(h->kpf_why, sizeof(h->kpf_why),
-				 "/proc/kpageflags: %s (needs root)",
-				 strerror(errno));
+				 "/proc/kpageflags: %s%s", strerror(errno),
+				 errno == EACCES || errno == EPERM ?
+				 pmaps_denied_hint("/proc/kpageflags") : "");
 	}
 	if (avoid & PMAPS_HUGE_NO_SCAN) {
 		h->no_scan = 1;

@@ -139,15 +139,26 @@ static int fail(struct pm_ctx *c, const char *fmt, ...)
 	return -1;
 }
 
+const char *pmaps_denied_hint(const char *path)
+{
+	/*
+	 * Root refused: "run as root" is no help, the refusal came from a
+	 * security module (Yama, SELinux, AppArmor) or a user namespace.
+	 */
+	if (!geteuid())
+		return " (root was denied too: a Yama/LSM policy or a user namespace?)";
+	return strncmp(path, "/proc/kpage", 11) ?
+	       " (needs root, or ptrace access to the process)" :
+	       " (needs root)";
+}
+
 static int fail_errno(struct pm_ctx *c, const char *what, const char *path,
 		      int e)
 {
 	const char *hint = "";
 
 	if (e == EACCES || e == EPERM)
-		hint = strncmp(path, "/proc/kpage", 11) ?
-		       " (needs root, or ptrace access to the process)" :
-		       " (needs root)";
+		hint = pmaps_denied_hint(path);
 	else if (e == ENOENT && strncmp(path, "/proc/kpage", 11))
 		hint = " (no such process?)";
 	return fail(c, "%s %s: %s%s", what, path, strerror(e), hint);

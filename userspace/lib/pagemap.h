@@ -77,6 +77,13 @@ int pmaps_from_pagemap_how(int pid, unsigned int avoid, struct pmaps_map *out,
 			   struct pmaps_pagemap_method *how, char *err,
 			   size_t errlen);
 
+/*
+ * What to add to an EACCES or EPERM message about path: that it needs
+ * root (or, for a process's files, ptrace access), or, for a reader that
+ * is root already, what else may have refused it.
+ */
+const char *pmaps_denied_hint(const char *path);
+
 /* "PAGEMAP_SCAN, kpageflags", "pagemap, without root", ...: for headers. */
 const char *pmaps_pagemap_method_name(const struct pmaps_pagemap_method *how);
 
