@@ -133,12 +133,6 @@ struct wss {
 	char err[4096];
 };
 
-/* w->err, the library's or a loader's message */
-static void report(struct wss *w)
-{
-	pmaps_cmd_report("wss", w->err);
-}
-
 static volatile sig_atomic_t stop_signal;
 
 static void on_stop_signal(int sig)
@@ -315,12 +309,12 @@ static int read_smaps(struct wss *w, struct result *r)
 	}
 	/* smaps of a zombie is empty: a total of 0, not an error */
 	if (pmaps_check_memory(w->o.pid, w->err, sizeof(w->err))) {
-		report(w);
+		pmaps_cmd_report("wss", w->err);
 		return PMAPS_ERR_TARGET;
 	}
 	if (pmaps_smaps_read(w->o.pid, &r->map, &stats, w->err,
 			     sizeof(w->err))) {
-		report(w);
+		pmaps_cmd_report("wss", w->err);
 		return PMAPS_ERR_TARGET;
 	}
 	if (alloc_counts(r)) {
@@ -377,13 +371,13 @@ static int idle_scan(struct wss *w, struct result *r, struct idle_page **pages,
 	}
 	if (pmaps_smaps_read(w->o.pid, &r->map, &stats, w->err,
 			     sizeof(w->err))) {
-		report(w);
+		pmaps_cmd_report("wss", w->err);
 		goto out;
 	}
 	if (alloc_counts(r) ||
 	    pmaps_pagemap_open(&pm, w->o.pid, w->err, sizeof(w->err))) {
 		if (r->counts)
-			report(w);
+			pmaps_cmd_report("wss", w->err);
 		goto out;
 	}
 	for (i = 0; i < r->map.nr_vmas; i++) {
@@ -401,7 +395,7 @@ static int idle_scan(struct wss *w, struct result *r, struct idle_page **pages,
 				n = PM_BATCH;
 			if (pmaps_pagemap_read(&pm, addr, ent, n, w->err,
 					       sizeof(w->err))) {
-				report(w);
+				pmaps_cmd_report("wss", w->err);
 				goto out;
 			}
 			for (k = 0; k < n; k++) {
@@ -638,7 +632,7 @@ static int choose_method(struct wss *w)
 				"measuring needs --clear-refs: idle page tracking is not available (%s: %s), and clear_refs changes the target's state (reclaim takes its pages for not recently used)",
 				IDLE_BITMAP, strerror(errno));
 		if (pmaps_check_memory(w->o.pid, w->err, sizeof(w->err))) {
-			report(w);
+			pmaps_cmd_report("wss", w->err);
 			return PMAPS_ERR_TARGET;
 		}
 		w->idle_fd = open(IDLE_BITMAP, O_RDWR | O_CLOEXEC);
@@ -663,7 +657,7 @@ static int choose_method(struct wss *w)
 			return ret;
 		/* found but malformed: a bug to show, not to work around */
 		if (asked != PMAPS_SRC_AUTO || ret == PMAPS_ERR_INPUT) {
-			report(w);
+			pmaps_cmd_report("wss", w->err);
 			return ret;
 		}
 	}
@@ -794,7 +788,7 @@ static int one_interval(struct wss *w, unsigned long nr,
 	case METHOD_TEXT:
 		ret = read_text(w, &r);
 		if (ret)
-			report(w);
+			pmaps_cmd_report("wss", w->err);
 		break;
 	case METHOD_SMAPS:
 		ret = read_smaps(w, &r);
