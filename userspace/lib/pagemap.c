@@ -951,15 +951,22 @@ static void *reader_main(void *arg)
 	return NULL;
 }
 
-/* How many readers share the spans: one per CPU, each with enough. */
-static size_t nr_readers(const struct pm_ctx *c)
+static unsigned long long span_pages(const struct pm_ctx *c)
 {
 	unsigned long long pages = 0;
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t i, n;
+	size_t i;
 
 	for (i = 0; i < c->nr_spans; i++)
 		pages += c->spans[i].n;
+	return pages;
+}
+
+/* How many readers share the pages: one per CPU, each with enough. */
+static size_t nr_readers(const struct pm_ctx *c, unsigned long long pages)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t n;
+
 	n = (size_t)(pages / READER_MIN_PAGES);
 	if (n > READERS_MAX)
 		n = READERS_MAX;
@@ -970,25 +977,22 @@ static size_t nr_readers(const struct pm_ctx *c)
 	return n ? n : 1;
 }
 
-/* Readers 1.. start from c's state, with VMAs and buffers of their own. */
+/*
+ * Readers 1.. share c's files, regions and spans, read-only; the rest of
+ * their state, their VMAs and buffers, is their own.
+ */
 static int reader_init(struct reader *r, const struct pm_ctx *c)
 {
 	const struct pmaps_map *out = c->out;
 	size_t v;
 
-	r->c = *c;
-	r->c.out = &r->part;
-	r->c.err = r->err;
-	r->c.errlen = sizeof(r->err);
-	r->c.win_len = 0;
-	r->c.tail_next = 0;
-	r->c.zero_pfns = 0;
-	r->c.reg_at = 0;
-	r->c.vma_at = 0;
-	r->c.range_cap = NULL;
-	r->c.pm = r->c.pm_again = r->c.page_kpf = r->c.page_kpc = NULL;
-	r->c.page_kind = NULL;
-	r->c.kpf = r->c.kpc = NULL;
+	r->c = (struct pm_ctx){
+		.pid = c->pid, .psize = c->psize,
+		.pm_fd = c->pm_fd, .kpf_fd = c->kpf_fd, .kpc_fd = c->kpc_fd,
+		.regs = c->regs, .nr_regs = c->nr_regs, .scanned = c->scanned,
+		.spans = c->spans, .nr_spans = c->nr_spans,
+		.out = &r->part, .err = r->err, .errlen = sizeof(r->err),
+	};
 	r->part.nr_vmas = out->nr_vmas;
 	r->part.vmas = calloc(out->nr_vmas ? out->nr_vmas : 1,
 			      sizeof(*r->part.vmas));
@@ -1035,21 +1039,20 @@ static void reader_free(struct reader *r)
 }
 
 /*
- * Read the spans with n readers, this thread the first, each taking a run
- * of spans with about as many pages as the others.  The other threads
- * block signals: the caller's handlers run on the caller's thread.
+ * Read the spans, total pages, with n readers, this thread the first, each
+ * taking a run of spans with about as many pages as the others.  The other
+ * threads block signals: the caller's handlers run on the caller's thread.
  */
-static int read_side_by_side(struct pm_ctx *c, size_t n)
+static int read_side_by_side(struct pm_ctx *c, size_t n,
+			     unsigned long long total)
 {
 	struct reader r[READERS_MAX];
-	unsigned long long total = 0, done = 0;
+	unsigned long long done = 0;
 	size_t k, s = 0;
 	sigset_t all, old;
 	int ret, started[READERS_MAX] = { 0 };
 
 	memset(r, 0, sizeof(r));
-	for (k = 0; k < c->nr_spans; k++)
-		total += c->spans[k].n;
 	for (k = 0; k < n; k++) {
 		unsigned long long want = total * (k + 1) / n;
 
@@ -1162,6 +1165,7 @@ int pmaps_from_pagemap_how(int pid, unsigned int avoid, struct pmaps_map *out,
 	struct pmaps_pagemap_method used = { 0 };
 	char path[64];
 	int ret = -1, scanned = 1;
+	unsigned long long pages;
 	size_t readers;
 
 	memset(out, 0, sizeof(*out));
@@ -1196,8 +1200,9 @@ int pmaps_from_pagemap_how(int pid, unsigned int avoid, struct pmaps_map *out,
 			goto out;
 	}
 
-	readers = avoid & PMAPS_PM_ONE_READER ? 1 : nr_readers(&c);
-	if (readers > 1 ? read_side_by_side(&c, readers) :
+	pages = span_pages(&c);
+	readers = avoid & PMAPS_PM_ONE_READER ? 1 : nr_readers(&c, pages);
+	if (readers > 1 ? read_side_by_side(&c, readers, pages) :
 	    read_spans(&c, 0, c.nr_spans))
 		goto out;
 	used.scan = c.scanned;
