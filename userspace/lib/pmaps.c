@@ -420,16 +420,17 @@ static int parse_range(struct parser *ps, const char *s, const char *e)
 
 	for (i = 0; i < 4; i++) {
 		if (i) {
-			if (p == e)
+			bool missing = p == e;
+
+			if (!missing) {
+				p = skip_separator(p, e, pasted);
+				/* blanks ending a pasted line are no column */
+				missing = pasted && p == e;
+			}
+			if (missing)
 				return fail(ps, s, e - s,
 					    "4 %s-separated columns %s",
 					    pasted ? "space" : "TAB",
-					    "INDEX COUNT FLAGS MAPCOUNT");
-			p = skip_separator(p, e, pasted);
-			/* Blanks at the end of a pasted line are no column. */
-			if (pasted && p == e)
-				return fail(ps, s, e - s,
-					    "4 space-separated columns %s",
 					    "INDEX COUNT FLAGS MAPCOUNT");
 		}
 		col[i] = p;
