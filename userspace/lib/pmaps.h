@@ -73,12 +73,13 @@ struct pmaps_map {
 
 /*
  * Parse a whole document: the text format, or the JSON of pmaps --json
- * (see pmaps_is_json() and pmaps_parse_json()).  Return 0 on success.  On malformed input return
- * -1 and write "NAME:LINE: expected ..." into err (NAME is the file name
- * given by the caller).  On allocation failure return -1 with a message.
- * *out is valid (possibly partial) in both cases and must be freed.
- * *out is overwritten on entry, not freed.  Lines starting with '@' and
- * range columns after MAPCOUNT are skipped.  buf needs no NUL terminator.
+ * (see pmaps_is_json() and pmaps_parse_json()).  Return 0 on success.
+ * On malformed input return -1 and write "NAME:LINE: expected ..." into
+ * err (NAME is the file name given by the caller).  On allocation failure
+ * return -1 with a message.  *out is valid (possibly partial) in both
+ * cases and must be freed.  *out is overwritten on entry, not freed.
+ * Lines starting with '@' and range columns after MAPCOUNT are skipped.
+ * buf needs no NUL terminator.
  */
 int pmaps_parse_file(FILE *f, const char *name, struct pmaps_map *out,
 		     char *err, size_t errlen);
