@@ -79,6 +79,7 @@ int pmaps_huge_open(struct pmaps_huge *h, int pid, unsigned int avoid,
 		    char *err, size_t errlen)
 {
 	char path[64];
+	int e;
 
 	memset(h, 0, sizeof(*h));
 	h->pid = pid;
@@ -96,10 +97,11 @@ int pmaps_huge_open(struct pmaps_huge *h, int pid, unsigned int avoid,
 			 "/proc/kpageflags: not tried");
 	} else {
 		h->kpf_fd = open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);
+		e = errno;
 		if (h->kpf_fd < 0)
 			snprintf(h->kpf_why, sizeof(h->kpf_why),
-				 "/proc/kpageflags: %s%s", strerror(errno),
-				 errno == EACCES || errno == EPERM ?
+				 "/proc/kpageflags: %s%s", strerror(e),
+				 e == EACCES || e == EPERM ?
 				 pmaps_denied_hint("/proc/kpageflags") : "");
 	}
 	if (avoid & PMAPS_HUGE_NO_SCAN) {
