@@ -35,6 +35,9 @@
 #include "commands.h"
 #include "map.h"
 
+/* -i's default: as the title prints it, and in milliseconds */
+#define DEFAULT_INTERVAL	"1"
+#define DEFAULT_INTERVAL_MS	1000
 
 static const char watch_usage[] =
 "Usage: pmaps watch [OPTION]... PID\n"
@@ -864,8 +867,8 @@ int pmaps_cmd_watch(int argc, char **argv)
 	static char prog_name[] = "pmaps watch";
 	struct watch w = {
 		.source = PMAPS_SRC_AUTO,
-		.interval_ms = 1000,
-		.interval = "1",
+		.interval_ms = DEFAULT_INTERVAL_MS,
+		.interval = DEFAULT_INTERVAL,
 	};
 	enum pmaps_color_when when = PMAPS_COLOR_AUTO;
 	int opt, st = PMAPS_OK;
