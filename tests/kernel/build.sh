@@ -20,20 +20,23 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD:-$top/build}
 configs=${*:-plain debug nopagemapcount}
 
-base=$("$top/tests/kernel/tree.sh")
-patched=$build/linux-pmaps
+# The series goes on branch "pmaps" of the imported tree, whose work tree
+# then holds it: a second copy of the tree would cost 1.8 GB of disk.
+patched=$("$top/tests/kernel/tree.sh")
 # The patch files, in series order (comment lines start with '#').
 patch_files=$(sed -n "/^[^#]/s|^|$top/patches/|p" "$top/patches/series")
-stamp=$( (cat "$top"/patches/series $patch_files; git -C "$base" rev-parse HEAD) |
+stamp=$( (cat "$top"/patches/series $patch_files; git -C "$patched" rev-parse base) |
 	sha256sum | cut -c1-16)
-if [ "$(cat "$patched/.pmaps-stamp" 2>/dev/null)" != "$stamp" ]; then
-	rm -rf "$patched"
-	git clone -q "$base" "$patched"
+if [ "$(cat "$patched/.git/pmaps-stamp" 2>/dev/null)" != "$stamp" ] ||
+	[ "$(git -C "$patched" symbolic-ref -q --short HEAD)" != pmaps ]; then
+	rm -f "$patched/.git/pmaps-stamp"
+	git -C "$patched" am --abort 2>/dev/null || true
+	git -C "$patched" checkout -q -f -B pmaps base
 	git -C "$patched" config user.name pmaps_ext
 	git -C "$patched" config user.email pmaps_ext@invalid
 	git -C "$patched" am -q $patch_files >&2 ||
 		{ echo "build.sh: the series does not apply with git am" >&2; exit 1; }
-	echo "$stamp" > "$patched/.pmaps-stamp"
+	echo "$stamp" > "$patched/.git/pmaps-stamp"
 fi
 
 for cfg in $configs; do

@@ -27,14 +27,14 @@ else
 	not_ok test_series_lists_every_patch
 fi
 
-want=$(git -C "$base" rev-parse HEAD)
+want=$(git -C "$base" rev-parse base)
 if grep -qx "base-commit: $want" "$patches/0000-cover-letter.patch"; then
 	ok test_cover_letter_base_commit
 else
 	not_ok test_cover_letter_base_commit
 	# Debian keeps only the newest trixie-backports source: a newer one
 	# means the series is to be rebased and regenerated on it.
-	echo "# the imported tree is $want, $(cat "$base/.pmaps-base-ready")"
+	echo "# the imported tree is $want, $(cat "$base/.git/pmaps-base-ready")"
 fi
 
 # checkpatch asks "does MAINTAINERS need updating?" for every new file; the
@@ -82,7 +82,7 @@ rm -rf "$scratch"
 mkdir -p "$scratch"
 for file in $(sed -n 's|^--- a/||p' $(echo "$series" | sed "s|^|$patches/|") | sort -u); do
 	mkdir -p "$scratch/$(dirname "$file")"
-	git -C "$base" show "HEAD:$file" > "$scratch/$file"
+	git -C "$base" show "base:$file" > "$scratch/$file"
 done
 applied=yes
 for p in $series; do

@@ -28,7 +28,7 @@ for cfg in $configs; do
 done
 [ -n "$kernels" ] || exit 1
 # The selftest, built static from the patched tree for the busybox guest.
-src=$build/linux-pmaps
+src=$build/linux-7
 mkdir -p "$build/selftest"
 gcc -static -Wall -O2 -Wno-unused-function -I"$src/tools/testing/selftests" \
 	-o "$build/selftest/proc-pid-pmaps" \
