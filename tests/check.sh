@@ -21,6 +21,13 @@ export PMAPS_CHECK=1
 # machine with the packages installed (Documentation/reliability.rst):
 # a hang costs minutes, never the whole CI run.
 {
+	# A full first run writes about 5 GB under build/ and installs about
+	# 1 GB of packages (README.md, "make check"); with less free the
+	# failures are ENOSPC, so say it first.
+	free_mb=$(df -Pm "$build" | awk 'NR == 2 { print $4 }')
+	if [ "$free_mb" -lt 6144 ]; then
+		echo "# check.sh: $free_mb MB free for $build; a first run needs about 6 GB"
+	fi
 	if ! timeout -k 30 1800 "$top/tests/deps.sh"; then
 		fail "tests/deps.sh failed"
 	fi

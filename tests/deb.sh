@@ -184,7 +184,8 @@ make_root() {
 	cp /etc/resolv.conf "$root/etc/resolv.conf"
 	chroot "$root" apt-get update -qq &&
 		chroot "$root" apt-get install -y -qq -o Dpkg::Use-Pty=0 \
-			--no-install-recommends "linux-headers-$rel"
+			--no-install-recommends "linux-headers-$rel" &&
+		chroot "$root" apt-get clean
 }
 if make_root > "$log" 2>&1; then
 	ok "bookworm root with dkms and linux-headers-$rel"

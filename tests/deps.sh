@@ -41,5 +41,10 @@ done
 if [ -n "$missing" ]; then
 	echo "deps.sh: installing$missing"
 	apt-get install -y -qq --no-install-recommends $missing >/dev/null
+	# A CI machine's disk can be small (one run stopped on ENOSPC): its
+	# downloaded .debs go once installed.  A developer's cache stays.
+	if [ "${CI:-}" = true ]; then
+		apt-get clean
+	fi
 fi
 "$here/trixie-root.sh" kernels >/dev/null

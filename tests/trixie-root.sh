@@ -29,9 +29,11 @@ export DEBIAN_FRONTEND=noninteractive
 
 in_root() { chroot "$root" "$@"; }
 # dpkg's pty log needs /dev/pts, which the root lacks: without this every
-# install printed "E: Can not write log (Is /dev/pts mounted?)".
+# install printed "E: Can not write log (Is /dev/pts mounted?)".  The
+# .debs go once installed: CI's disk is not large.
 apt_install() {
-	in_root apt-get install -y -qq -o Dpkg::Use-Pty=0 --no-install-recommends "$@" >/dev/null
+	in_root apt-get install -y -qq -o Dpkg::Use-Pty=0 --no-install-recommends "$@" >/dev/null &&
+		in_root apt-get clean
 }
 
 # The newest release of a flavour ("" or "rt-") that has headers and an
