@@ -753,9 +753,21 @@ static int run_help(int argc, char **argv)
 		return usage_error("help: expected one COMMAND, got '%s' too",
 				   argv[2]);
 	cmd = find_command(argv[1]);
-	if (!cmd)
-		return usage_error("help: expected a COMMAND: map, watch, top, wss, diff or core; got '%s'",
-				   argv[1]);
+	if (!cmd) {
+		/* Named from commands[], so that a new command is listed too. */
+		char names[128] = "";
+		size_t i;
+
+		for (i = 0; i < NR_COMMANDS; i++) {
+			strncat(names, commands[i].name,
+				sizeof(names) - strlen(names) - 1);
+			strncat(names, i + 2 < NR_COMMANDS ? ", " :
+				i + 2 == NR_COMMANDS ? " or " : "",
+				sizeof(names) - strlen(names) - 1);
+		}
+		return usage_error("help: expected a COMMAND: %s; got '%s'",
+				   names, argv[1]);
+	}
 	cmd_argv[0] = argv[1];
 	cmd_argv[1] = help_opt;
 	cmd_argv[2] = NULL;
