@@ -283,7 +283,7 @@ expect_error json_no_target \
 json two "$head" "$tgt]}," "$tgt]}" ']}'
 run "$PMAPS" diff two.json two.json
 expect_error json_two_targets \
-	"pmaps diff: two.json:3: expected one target (compare documents of one process each), got '{\"label\":\"x\",\"pid\":0,\"so...'"
+	"pmaps diff: two.json:3: expected one target per file (pmaps --json PID > FILE saves one), got '{\"label\":\"x\",\"pid\":0,\"so...'"
 
 json novmas "$head" '{"label":"x"}' ']}'
 run "$PMAPS" diff novmas.json novmas.json

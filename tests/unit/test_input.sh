@@ -49,7 +49,7 @@ expect json_from_stdin 0 "$basic" ""
 "$PMAPS" --json -f "$basic" -f "$basic" > "$tmp/two.json"
 run "$PMAPS" -f "$tmp/two.json"
 [ "$rc" = 2 ] && [ ! -s "$tmp/out" ] &&
-	grep -q "^$tmp/two.json:[0-9]*: expected one target" "$tmp/err"
+	grep -q "^$tmp/two.json:[0-9]*: expected one target per file (pmaps --json PID > FILE saves one), got" "$tmp/err"
 result json_two_targets_refused
 
 printf '%s\n' '{"schema":"pmaps/2","targets":[' > "$tmp/cut.json"

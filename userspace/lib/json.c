@@ -825,7 +825,7 @@ static int target_element(struct json *j, void *ctx)
 
 	json_ws(j);
 	if (++c->nr > 1)
-		return json_fail(j, "one target (compare documents of one process each)");
+		return json_fail(j, "one target per file (pmaps --json PID > FILE saves one)");
 	c->line = j->line;
 	return json_object(j, "a target object", target_member, c);
 }
