@@ -26,12 +26,14 @@ reads=60
 
 if [ "$(id -u)" != 0 ]; then
 	skip churn_reads_never_fail "needs root for PFNs and /proc/kpageflags"
+	skip churn_target_churned_during_the_reads "needs root, as above"
 	tap_done
 	exit
 fi
 
 cat > "$tmp/target.c" <<'TARGET'
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -39,11 +41,22 @@ cat > "$tmp/target.c" <<'TARGET'
 
 #define LEN (8UL << 20)
 
-int main(void)
+/* argv[1]: a file whose first 8 bytes count the rounds, for the test. */
+int main(int argc, char **argv)
 {
-	unsigned long i;
+	volatile unsigned long *rounds;
+	int fd;
 
-	for (i = 0;; i++) {
+	if (argc < 2)
+		return 1;
+	fd = open(argv[1], O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0 || ftruncate(fd, sizeof(*rounds)))
+		return 1;
+	rounds = mmap(NULL, sizeof(*rounds), PROT_READ | PROT_WRITE,
+		      MAP_SHARED, fd, 0);
+	if (rounds == MAP_FAILED)
+		return 1;
+	for (;;) {
 		char *p = mmap(NULL, LEN, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
@@ -53,16 +66,22 @@ int main(void)
 		memset(p, 1, LEN);
 		/* half stays mapped while the next round maps */
 		munmap(p, LEN / 2);
-		if (i == 0) {
+		if (*rounds == 0) {
 			printf("churning\n");
 			fflush(stdout);
 		}
 		munmap(p + LEN / 2, LEN / 2);
+		++*rounds;
 	}
 }
 TARGET
+# rounds: how many rounds the target has finished.
+rounds() {
+	od -An -tu8 -N8 "$tmp/rounds" | tr -d ' '
+}
 
-if spawn_target churn 100 0.1; then
+if spawn_target churn 100 0.1 "$tmp/rounds"; then
+	before=$(rounds)
 	n=0 failures=0
 	while [ $n -lt $reads ]; do
 		if ! "$PMAPS" --source=pagemap --color=never "$target_pid" \
@@ -72,13 +91,21 @@ if spawn_target churn 100 0.1; then
 		fi
 		n=$((n + 1))
 	done
-	echo "# $failures of $reads reads failed"
+	after=$(rounds)
+	echo "# $failures of $reads reads failed; the target churned $((after - before)) rounds meanwhile"
 	if [ $failures = 0 ]; then
 		ok churn_reads_never_fail
 	else
 		not_ok churn_reads_never_fail
 	fi
+	# Reads of a target that stood still would prove nothing.
+	if [ "$after" -gt "$before" ]; then
+		ok churn_target_churned_during_the_reads
+	else
+		not_ok churn_target_churned_during_the_reads
+	fi
 else
 	not_ok churn_reads_never_fail
+	not_ok churn_target_churned_during_the_reads
 fi
 tap_done
