@@ -8,7 +8,7 @@
 # failure if any test failed, spawn_target starts a test's target process,
 # alive and wait_gone tell whether a child runs and wait a bounded time for
 # it to end, lacks reports tests whose tool is missing, on_tty and have_tty
-# run a command on a pseudo-terminal.
+# run a command on a pseudo-terminal.  $slow scales poll bounds.
 # $esc is the escape character, for the tests of coloured output.
 
 # The set-up every test shares, from $here (the test's directory): $top,
@@ -23,6 +23,11 @@ if [ -z "${PMAPS:-}" ]; then
 	PMAPS=$top/userspace/pmaps
 fi
 tmp=$(mktemp -d)
+# Poll bounds are counts times $slow: 10 when PMAPS runs under valgrind
+# (tests/unit/Makefile's pmaps-valgrind), about that much slower, so that
+# a bound waits for pmaps and not for a time; 1 otherwise.
+slow=1
+grep -qs valgrind "$PMAPS" && slow=10
 
 nr=0
 failed=0

@@ -33,8 +33,7 @@ tests="nonroot_header_says_without_root nonroot_written_pages_unknown_flags
 nobody="setpriv --reuid=65534 --regid=65534 --clear-groups"
 
 # 0.1 s apart: 30 s for pmaps, 5 min for pmaps under valgrind
-polls=300
-grep -qs valgrind "$PMAPS" && polls=3000
+polls=$((300 * slow))
 
 # The target: 16 written anonymous pages, and 8 read-only ones that map
 # the shared zero page, each VMA between two PROT_NONE pages of its own,

@@ -29,8 +29,7 @@ trap cleanup EXIT
 trap 'exit 1' HUP INT TERM
 
 # 0.1 s apart: 30 s for pmaps, 5 min for pmaps under valgrind
-polls=300
-grep -qs valgrind "$PMAPS" && polls=3000
+polls=$((300 * slow))
 
 usage_hint="Try 'pmaps top --help' for more information."
 
