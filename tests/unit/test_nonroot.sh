@@ -236,8 +236,11 @@ EOF
 	tm send-keys -t top /
 	tm send-keys -t top -l "$anon"
 	tm send-keys -t top Enter
+	# The bar, drawn last: a capture taken while ncurses was still
+	# drawing showed the dump's first line over the list (valgrind).
 	wait_for "page 0x$anon" && tm send-keys -t top Enter &&
-		wait_for "bytes read from /proc/$pid/mem" &&
+		wait_for "dump of page 0x$anon" &&
+		grep -q "bytes read from /proc/$pid/mem" "$tmp/screen" &&
 		grep -q "5a 5a 5a 5a 5a 5a 5a 5a  5a 5a 5a 5a 5a 5a 5a 5a  |ZZZZZZZZZZZZZZZZ|" "$tmp/screen" &&
 		tm send-keys -t top q && tm send-keys -t top q &&
 		wait_for "pmaps top exited with status" &&
