@@ -38,6 +38,11 @@ struct pmaps_doc {
 				 * the model printed in the same format */
 	size_t text_len;
 	struct pmaps_map map;
+	/*
+	 * A loaded file's warning ("pmaps: FILE: warning: ..."), or "": left
+	 * to the caller, as top must not write it over its screen.
+	 */
+	char warning[320];
 };
 
 /*
@@ -84,9 +89,17 @@ void pmaps_pid_label(char *label, size_t len, int pid);
  */
 enum pmaps_status pmaps_read_file(const char *path, char **text,
 				  size_t *len, char *err, size_t errlen);
-/* Load a saved document; path "-" is stdin.  Errors: "FILE:LINE: ..." */
+/*
+ * Load a saved document; path "-" is stdin.  Errors: "FILE:LINE: ...".
+ * A document that loads but shows nothing has doc->warning set.
+ */
 enum pmaps_status pmaps_load_file(const char *path, struct pmaps_doc *doc,
 				  char *err, size_t errlen);
+/*
+ * doc->warning on stderr, once per file in a run (watch reads files
+ * again).
+ */
+void pmaps_doc_warn(const struct pmaps_doc *doc);
 void pmaps_doc_free(struct pmaps_doc *doc);
 
 /*

@@ -1219,6 +1219,8 @@ static void map_one(struct map_run *run, const char *file, int pid)
 		st = pmaps_load_file(file, &doc, err, sizeof(err));
 	else
 		st = pmaps_load_pid(pid, run->source, &doc, err, sizeof(err));
+	if (!st)
+		pmaps_doc_warn(&doc);
 	if (st) {
 		pmaps_cmd_report("map", err);
 		map_note(run, st);

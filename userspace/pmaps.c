@@ -538,6 +538,7 @@ static void load_one(struct run *run, const struct options *o,
 		pmaps_doc_free(doc);
 		return;
 	}
+	pmaps_doc_warn(doc);
 	run->nr_docs++;
 }
 

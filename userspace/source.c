@@ -408,17 +408,34 @@ enum pmaps_status pmaps_read_file(const char *path, char **text,
 	return PMAPS_OK;
 }
 
-/* Files warned about already, by a hash of the name. */
-#define WARNED_MAX	64
-
 /*
  * A document without range lines is valid and shows nothing resident: an
  * empty file (a process without user memory), or, far more often, a copy
- * of /proc/PID/maps, which is the VMA headers alone.  Say which on stderr,
- * once per file in a run (watch and top read files again), and go on: the
- * exit status stays that of a valid document.
+ * of /proc/PID/maps, which is the VMA headers alone.  Say which, and go
+ * on: the exit status stays that of a valid document.
  */
-static void warn_no_ranges(const char *name, const struct pmaps_map *map)
+static void warn_no_ranges(struct pmaps_doc *doc, const char *name)
+{
+	const struct pmaps_map *map = &doc->map;
+	size_t i;
+
+	for (i = 0; i < map->nr_vmas; i++)
+		if (map->vmas[i].nr_ranges)
+			return;
+	if (!map->nr_vmas)
+		snprintf(doc->warning, sizeof(doc->warning),
+			 "pmaps: %s: warning: empty document, no VMAs and no range lines: nothing resident",
+			 name);
+	else
+		snprintf(doc->warning, sizeof(doc->warning),
+			 "pmaps: %s: warning: %zu VMA%s and no range lines: nothing resident (a copy of /proc/PID/maps? save pmaps --raw PID instead)",
+			 name, map->nr_vmas, map->nr_vmas == 1 ? "" : "s");
+}
+
+/* Files warned about already, by a hash of the warning. */
+#define WARNED_MAX	64
+
+void pmaps_doc_warn(const struct pmaps_doc *doc)
 {
 	static unsigned long long warned[WARNED_MAX];
 	static size_t nr_warned;
@@ -426,22 +443,16 @@ static void warn_no_ranges(const char *name, const struct pmaps_map *map)
 	const char *p;
 	size_t i;
 
-	for (i = 0; i < map->nr_vmas; i++)
-		if (map->vmas[i].nr_ranges)
-			return;
-	for (p = name; *p; p++)
+	if (!doc->warning[0])
+		return;
+	for (p = doc->warning; *p; p++)
 		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
 	for (i = 0; i < nr_warned; i++)
 		if (warned[i] == h)
 			return;
 	if (nr_warned < WARNED_MAX)
 		warned[nr_warned++] = h;
-	if (!map->nr_vmas)
-		fprintf(stderr, "pmaps: %s: warning: empty document, no VMAs and no range lines: nothing resident\n",
-			name);
-	else
-		fprintf(stderr, "pmaps: %s: warning: %zu VMA%s and no range lines: nothing resident (a copy of /proc/PID/maps? save pmaps --raw PID instead)\n",
-			name, map->nr_vmas, map->nr_vmas == 1 ? "" : "s");
+	fprintf(stderr, "%s\n", doc->warning);
 }
 
 enum pmaps_status pmaps_load_file(const char *path, struct pmaps_doc *doc,
@@ -463,7 +474,7 @@ enum pmaps_status pmaps_load_file(const char *path, struct pmaps_doc *doc,
 	st = parse_text(doc, name, err, errlen);
 	if (st)
 		return st;
-	warn_no_ranges(name, &doc->map);
+	warn_no_ranges(doc, name);
 	if (!json)
 		return PMAPS_OK;
 	/* --raw prints the text format, whichever format was read. */

@@ -402,6 +402,9 @@ static int reload(struct top *t, char *err, size_t errlen)
 		return PMAPS_ERR_TARGET;
 	}
 	pmaps_doc_free(&old);
+	/* on the screen: stderr would be written over it */
+	if (t->doc.warning[0])
+		say(t, "%s", t->doc.warning);
 	t->aw = address_width(&t->doc.map);
 	if (t->pid) {
 		t->prev_stats = t->stats;

@@ -748,6 +748,7 @@ static enum pmaps_status load_frame(struct watch *w)
 		pmaps_doc_free(&w->now);
 		return st;
 	}
+	pmaps_doc_warn(&w->now);
 	/* the source that worked, without trying the others every frame */
 	if (!w->nr_files)
 		w->source = w->now.source;

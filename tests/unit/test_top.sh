@@ -84,7 +84,7 @@ screen_tests="top_file_screen_golden top_list_is_default_view
 	top_search_address_in_gap top_search_name top_search_again
 	top_search_not_found top_filter_flags top_filter_error_is_parsers
 	top_filter_cleared top_help top_quit_restores_screen
-	top_signal_restores_screen top_interval_reloads
+	top_signal_restores_screen top_file_warning_on_screen top_interval_reloads
 	top_interval_keeps_last_good top_interval_quit"
 live_tests="top_live_stats_match_proc top_live_search_address
 	top_live_detail_is_address_view top_live_dump_shows_bytes
@@ -329,6 +329,17 @@ wait_for "row 1/$nr_rows" && kill -TERM "$(cat "$tmp/top.pid")" &&
 	grep -q "^screen before pmaps top" "$tmp/screen" &&
 	! grep -q "pmaps top  $demo" "$tmp/screen"
 result top_signal_restores_screen
+
+# A copy of /proc/PID/maps loads with a warning, which top shows in its
+# message row: on stderr it was written over the screen.
+grep "^[0-9a-f]*-" "$demo" > "$tmp/maps.txt"
+start_top -f "$tmp/maps.txt"
+wait_for "row 1/" &&
+	head -n 1 "$tmp/screen" | grep -q "^ pmaps top  $tmp/maps.txt: source file " &&
+	flat | grep -qF "warning: $(grep -c . "$tmp/maps.txt") VMAs and no range lines" &&
+	keys q && wait_exit && [ "$exit_status" = 0 ] &&
+	! grep -q "warning" "$tmp/screen"
+result top_file_warning_on_screen
 
 # -i: each reload reads the file again; a malformed one leaves the last
 # good document on the screen, with the parser's message, until it is
