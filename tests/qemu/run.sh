@@ -3,7 +3,7 @@
 # Boot each kernel in QEMU (TCG) with the module and the guest programs in
 # a busybox initramfs, and judge the run from the host.
 #
-#   tests/qemu/run.sh [--mode check|demo|patched] [KERNEL...]
+#   tests/qemu/run.sh [--mode check|demo|patched|bench|modprobe] [KERNEL...]
 #
 # KERNEL is a Debian release (its /boot/vmlinuz and /usr/src/linux-headers)
 # or NAME:IMAGE:KDIR for a kernel built here (tests/kernel/build.sh) or
@@ -12,7 +12,9 @@
 # Default: every Debian kernel tests/kernels.sh names.  Mode bench runs
 # tests/guest/bench.c (pmaps.bench=$BENCH_ARGS) and leaves its records in
 # $BUILD/result-KERNEL.log for tests/bench/run.sh; GUEST_BINS are copied
-# into the guest's /bin.  STRESS_SECONDS
+# into the guest's /bin.  Mode modprobe builds nothing: GUEST_ROOT (files
+# of an installed Debian root, from tests/deb.sh) goes to the guest's /deb,
+# and tests/guest/modprobe.sh loads the module from there.  STRESS_SECONDS
 # (default 60) is how long the race stress runs.  SUITES (comma-separated,
 # e.g. /lifecycle.sh,/bin/wss_test) runs only those.  Mode patched runs
 # the suites against both the module and /proc/PID/pmaps of a patched
@@ -50,9 +52,14 @@ fi
 command -v "$qemu" >/dev/null || die "$qemu missing: run tests/deps.sh"
 [ -x /bin/busybox ] || die "/bin/busybox missing: run tests/deps.sh"
 
-make -s -C "$top/tests/guest" O="$build/guest" || die "building the guest programs failed"
-make -s -C "$top/userspace" O="$build/userspace-static" LDFLAGS=-static ||
-	die "building a static pmaps failed"
+if [ "$mode" = modprobe ]; then
+	[ -d "${GUEST_ROOT:-}" ] || die "mode modprobe: GUEST_ROOT is no directory"
+else
+	make -s -C "$top/tests/guest" O="$build/guest" ||
+		die "building the guest programs failed"
+	make -s -C "$top/userspace" O="$build/userspace-static" LDFLAGS=-static ||
+		die "building a static pmaps failed"
+fi
 
 # Build the module for kernel $1 against $2 in a private copy, $src, so
 # kernels never share objects.  The 7.x kernels' kbuild tools run only
@@ -82,13 +89,17 @@ pack_initramfs() {
 	mkdir -p "$root/bin" "$root/proc" "$root/sys" "$root/dev" "$root/tmp"
 	cp /bin/busybox "$root/bin/"
 	cp "$top/tests/qemu/init" "$root/init"
-	cp "$src/pmaps_ext.ko" "$root/"
-	find "$build/guest" -maxdepth 1 -type f -perm -u+x -exec cp {} "$root/bin/" \;
-	[ -z "${SELFTEST:-}" ] || cp "$SELFTEST" "$root/bin/"
-	# Further programs for /bin, e.g. page-types for the bench.
-	for extra in ${GUEST_BINS:-}; do cp "$extra" "$root/bin/"; done
 	cp "$top"/tests/guest/*.sh "$root/"
-	cp "$build/userspace-static/pmaps" "$root/bin/"
+	if [ "$mode" = modprobe ]; then
+		cp -a "$GUEST_ROOT" "$root/deb"
+	else
+		cp "$src/pmaps_ext.ko" "$root/"
+		find "$build/guest" -maxdepth 1 -type f -perm -u+x -exec cp {} "$root/bin/" \;
+		[ -z "${SELFTEST:-}" ] || cp "$SELFTEST" "$root/bin/"
+		# Further programs for /bin, e.g. page-types for the bench.
+		for extra in ${GUEST_BINS:-}; do cp "$extra" "$root/bin/"; done
+		cp "$build/userspace-static/pmaps" "$root/bin/"
+	fi
 	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$build/initramfs-$1.cpio.gz"
 }
 
@@ -131,7 +142,7 @@ for spec in $kernels; do
 	esac
 	[ -f "$image" ] || die "no kernel image $image: run tests/deps.sh"
 	echo "qemu: kernel $rel"
-	if ! build_module "$rel" "$kdir"; then
+	if [ "$mode" != modprobe ] && ! build_module "$rel" "$kdir"; then
 		echo "not ok - $rel: the module does not build with W=1 cleanly"
 		failed=$((failed + 1))
 		continue
