@@ -12,14 +12,20 @@
 #   - both install with dpkg -i on a Debian bookworm root: the dkms
 #     package's postinst builds the module for the root's kernel headers,
 #     the packaged pmaps runs and its completion works there, and removing
-#     the dkms package removes the module.
+#     the dkms package removes the module;
+#   - in a QEMU guest of that kernel (tests/qemu/run.sh --mode modprobe),
+#     the root's own modprobe (kmod) loads the module DKMS built, and the
+#     packaged modprobe.d rule mounts it on /proc/pmaps_ext; the text and
+#     the packaged pmaps read it; modprobe -r unmounts and unloads it
+#     (tests/guest/modprobe.sh).
 #
 # The root (debootstrap minbase with dkms and the headers of the bookworm
 # 6.1 kernel that tests/kernels.sh names) is made once, in about two
 # minutes, and kept in build/deb-root; each run installs on an overlay of
 # it that is thrown away, so the root and the host stay as they were.
-# Loading the module (modprobe pmaps_ext) needs a guest kernel: the QEMU
-# suite does that, from a make-built module.
+# The host kernel cannot load modules, so the guest gets what the install
+# left in the root and the programs that use it, and boots the host's
+# /boot/vmlinuz of the same release.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$top/build}
@@ -60,7 +66,9 @@ not_ok() {
 	return 0
 }
 
-echo "1..14"
+# tests/guest/modprobe.sh's plan: its results are this script's too.
+guest_tests=5
+echo "1..$((15 + guest_tests))"
 
 # A copy of the tree: tracked and new unignored files, as make deb takes.
 src=$tmp/src
@@ -220,6 +228,34 @@ else
 	not_ok "postinst built and installed $name.ko for $rel" "$log"
 fi
 
+# What the guest needs of the installed root: the module, depmod's index
+# and the modprobe.d rules as dpkg left them, and the programs that load it
+# (/sbin/modprobe is kmod's, and the rule runs under dash with util-linux's
+# mount and mountpoint), with the libraries the root's ldd names, copied
+# to where it names them.  The merged-/usr links (bin -> usr/bin) and the
+# links to the programs come as links.
+guest=$tmp/guest
+# Relative: tar takes them from $merged, and chroot starts in its /.
+progs="usr/bin/kmod usr/bin/dash usr/bin/cat usr/bin/mount usr/bin/umount
+	usr/bin/mountpoint usr/bin/pmaps"
+collect() {
+	[ -n "$rel" ] && mkdir -p "$guest" &&
+		tar -C "$merged" -cf "$tmp/guest.tar" bin sbin lib lib64 usr/bin/sh \
+			usr/sbin/modprobe $progs "usr/lib/modules/$rel" etc/modprobe.d \
+			usr/lib/modprobe.d &&
+		tar -xf "$tmp/guest.tar" -C "$guest" &&
+		mkdir -p "$guest/usr/lib64" || return 1
+	for lib in $(chroot "$merged" ldd $progs |
+		awk '$2 == "=>" && $3 ~ /^\// { print $3 }
+			$1 ~ /^\/.*[^:]$/ { print $1 }' | sort -u); do
+		mkdir -p "$guest${lib%/*}" &&
+			cp "$merged$(chroot "$merged" readlink -f "$lib")" "$guest$lib" || return 1
+	done
+	mkdir -p "$guest/proc" "$guest/sys" "$guest/dev"
+}
+collected=
+collect > "$tmp/collect.log" 2>&1 && collected=1
+
 out=$(chroot "$merged" pmaps --version 2>&1)
 if [ "$out" = "pmaps (pmaps_ext) $version" ]; then
 	ok "the packaged pmaps --version: $out"
@@ -244,6 +280,40 @@ if chroot "$merged" dpkg --purge pmaps-ext-dkms > "$log" 2>&1 &&
 	ok "dpkg --purge pmaps-ext-dkms removes the module and the rule"
 else
 	not_ok "dpkg --purge pmaps-ext-dkms removes the module and the rule" "$log"
+fi
+
+# The guest: the host's $rel kernel boots with those files in its
+# initramfs and loads the module with the root's modprobe, through the
+# rule (tests/guest/modprobe.sh).  Its results are renumbered into this
+# stream; those it never printed fail, and so does a fault the harness found
+# (a kernel warning, a guest that did not finish).
+log=$tmp/guest.log
+: > "$log"
+if [ -n "$collected" ]; then
+	BUILD=$build/deb-guest QEMU_TIMEOUT=300 GUEST_ROOT=$guest \
+		"$top/tests/qemu/run.sh" --mode modprobe "$rel" > "$log" 2>&1
+fi
+k=0 faults=0
+while IFS= read -r line; do
+	case $line in
+	"ok "[0-9]*) k=$((k + 1)) && ok "in the guest: ${line#ok * }" ;;
+	"not ok "[0-9]*) k=$((k + 1)) && not_ok "in the guest: ${line#not ok * }" ;;
+	"not ok - "*) faults=$((faults + 1)) && echo "# ${line#not ok - }" ;;
+	"TAP version "* | 1..*) ;;
+	"#"*) echo "$line" ;;
+	*) echo "# $line" ;;
+	esac
+done < "$log"
+while [ "$k" -lt "$guest_tests" ]; do
+	k=$((k + 1))
+	not_ok "in the guest: test $k of $guest_tests gave no result"
+done
+if [ -z "$collected" ]; then
+	not_ok "the installed module and modprobe, copied for a guest" "$tmp/collect.log"
+elif [ "$faults" -ne 0 ] || ! grep -q "^qemu: $rel: guest ran" "$log"; then
+	not_ok "the $rel guest finished, and its console shows no kernel problem"
+else
+	ok "the $rel guest finished, and its console shows no kernel problem"
 fi
 
 [ "$failed" -eq 0 ]
