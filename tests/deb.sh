@@ -39,8 +39,7 @@ if [ -z "${PMAPS_DEB_UNSHARED:-}" ]; then
 		sh "$0" "$@"
 fi
 
-name=$(sed -n 's/^PACKAGE_NAME="*\([^"]*\)"*$/\1/p' "$top/dkms.conf")
-version=$(sed -n 's/^PACKAGE_VERSION="*\([^"]*\)"*$/\1/p' "$top/dkms.conf")
+. "$top/tests/tap-host.sh"
 debs=$top/build/deb
 root=$build/deb-root
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/pmaps-deb.XXXXXX")
@@ -51,20 +50,6 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
-
-n=0 failed=0
-ok() {
-	n=$((n + 1))
-	echo "ok $n $1"
-}
-# not_ok TEST [LOG]: a failure, with LOG's last lines as TAP comments.
-not_ok() {
-	n=$((n + 1))
-	failed=$((failed + 1))
-	echo "not ok $n $1"
-	[ -n "${2:-}" ] && [ -f "$2" ] && tail -n 40 "$2" | sed 's/^/# /'
-	return 0
-}
 
 # tests/guest/modprobe.sh's plan: its results are this script's too.
 guest_tests=5

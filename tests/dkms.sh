@@ -42,10 +42,7 @@ for rel in $kernels; do
 	fi
 done
 
-# dkms.conf is the one place the version is written.
-name=$(sed -n 's/^PACKAGE_NAME="*\([^"]*\)"*$/\1/p' "$top/dkms.conf")
-version=$(sed -n 's/^PACKAGE_VERSION="*\([^"]*\)"*$/\1/p' "$top/dkms.conf")
-
+. "$top/tests/tap-host.sh"
 host_tmp=$(mktemp -d "${TMPDIR:-/tmp}/pmaps-dkms.XXXXXX")
 root_tmp=$(mktemp -d "$troot/tmp/pmaps-dkms.XXXXXX")
 trap 'rm -rf "$host_tmp" "$root_tmp"' EXIT INT TERM
@@ -64,19 +61,6 @@ copy_sources() {
 			! -name '*.o' ! -name '*.cmd' ! -name '*.ko' ! -name probes.h) |
 			(cd "$top" && xargs cp --parents -t "$1")
 	fi
-}
-
-n=0 failed=0
-ok() {
-	n=$((n + 1))
-	echo "ok $n $1"
-}
-not_ok() {
-	n=$((n + 1))
-	failed=$((failed + 1))
-	echo "not ok $n $1"
-	[ -f "$2" ] && sed 's/^/# /' "$2"
-	return 0
 }
 
 # cycle WHERE TMP DKMS KERNEL...: add, build and install for each KERNEL,
