@@ -145,6 +145,8 @@ int pmaps_flag_expr_parse(const char *s, struct pmaps_flag_expr *expr,
 			  char *err, size_t errlen);
 bool pmaps_flag_expr_match(const struct pmaps_flag_expr *expr,
 			   unsigned int flags, unsigned int unknown);
+/* Whether any filter option was given: else there is nothing to apply. */
+bool pmaps_filter_active(const struct pmaps_filter *filter);
 /* Keep only what the filter selects; ranges are clipped to --range. */
 void pmaps_filter_apply(const struct pmaps_filter *filter,
 			struct pmaps_map *map);

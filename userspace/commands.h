@@ -45,4 +45,39 @@ long long pmaps_interval_ms(const struct timespec *ts);
 /* A message of the loaders, "pmaps: ...", as "pmaps COMMAND: ...". */
 void pmaps_cmd_report(const char *command, const char *msg);
 
+/*
+ * The filters, --areas, --flags and --range, which pmaps, map and watch
+ * take alike: entries for a getopt_long table, with values above any
+ * command's own, and the lines of --help that describe them.
+ */
+enum {
+	PMAPS_OPT_AREAS = 0x1000,
+	PMAPS_OPT_FLAGS,
+	PMAPS_OPT_RANGE,
+};
+#define PMAPS_FILTER_OPTIONS \
+	{ "areas",	required_argument, NULL, PMAPS_OPT_AREAS }, \
+	{ "flags",	required_argument, NULL, PMAPS_OPT_FLAGS }, \
+	{ "range",	required_argument, NULL, PMAPS_OPT_RANGE }
+#define PMAPS_FILTER_HELP \
+"      --areas PATTERN[,PATTERN...]\n" \
+"                        VMAs named heap, stack, vdso, anon (no file), or\n" \
+"                        whose name contains PATTERN\n" \
+"      --flags EXPR      ranges whose flags match EXPR, as page-types -b:\n" \
+"                        comma-separated letters YRAUPDW or names (young,\n" \
+"                        referenced, active, uptodate, pte-dirty, dirty,\n" \
+"                        writeback) that must all be set, '~' before one\n" \
+"                        that must be clear; e.g. D,~W.  Repeat --flags to\n" \
+"                        match any of several.  '?' flags match neither set\n" \
+"                        nor clear\n" \
+"      --range START,END addresses START up to END (exclusive), in hex\n"
+struct pmaps_filter;
+/*
+ * Add the filter option opt (PMAPS_OPT_*) with its argument arg to
+ * filter.  Returns PMAPS_OK, or prints the usage error for command (NULL:
+ * pmaps) and returns its status.
+ */
+int pmaps_filter_option(const char *command, int opt, const char *arg,
+			struct pmaps_filter *filter);
+
 #endif /* PMAPS_COMMANDS_H */

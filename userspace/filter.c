@@ -245,6 +245,11 @@ static bool vma_selected(const struct pmaps_filter *filter,
 	return !filter->has_flags || v->nr_ranges;
 }
 
+bool pmaps_filter_active(const struct pmaps_filter *filter)
+{
+	return filter->nr_areas || filter->has_flags || filter->has_range;
+}
+
 void pmaps_filter_apply(const struct pmaps_filter *filter,
 			struct pmaps_map *map)
 {

@@ -28,9 +28,6 @@ enum {
 	OPT_COLOR,
 	OPT_SUMMARY,
 	OPT_HISTOGRAM,
-	OPT_AREAS,
-	OPT_FLAGS,
-	OPT_RANGE,
 	OPT_ADDRESS,
 	OPT_PAGES,
 	OPT_JSON,
@@ -48,9 +45,7 @@ static const struct option long_options[] = {
 	{ "decode",	no_argument,	   NULL, 'd' },
 	{ "summary",	no_argument,	   NULL, OPT_SUMMARY },
 	{ "histogram",	no_argument,	   NULL, OPT_HISTOGRAM },
-	{ "areas",	required_argument, NULL, OPT_AREAS },
-	{ "flags",	required_argument, NULL, OPT_FLAGS },
-	{ "range",	required_argument, NULL, OPT_RANGE },
+	PMAPS_FILTER_OPTIONS,
 	{ "address",	required_argument, NULL, OPT_ADDRESS },
 	{ "pages",	no_argument,	   NULL, OPT_PAGES },
 	{ "json",	no_argument,	   NULL, OPT_JSON },
@@ -101,17 +96,7 @@ static const char usage_text[] =
 "                        filtering)\n"
 "\n"
 "Filters:\n"
-"      --areas PATTERN[,PATTERN...]\n"
-"                        VMAs named heap, stack, vdso, anon (no file), or\n"
-"                        whose name contains PATTERN\n"
-"      --flags EXPR      ranges whose flags match EXPR, as page-types -b:\n"
-"                        comma-separated letters YRAUPDW or names (young,\n"
-"                        referenced, active, uptodate, pte-dirty, dirty,\n"
-"                        writeback) that must all be set, '~' before one\n"
-"                        that must be clear; e.g. D,~W.  Repeat --flags to\n"
-"                        match any of several.  '?' flags match neither set\n"
-"                        nor clear\n"
-"      --range START,END addresses START up to END (exclusive), in hex\n"
+PMAPS_FILTER_HELP
 "\n"
 "Output:\n"
 "      --color[=WHEN]    auto (default: if stdout is a terminal and NO_COLOR\n"
@@ -278,23 +263,23 @@ static bool parse_hex(const char *s, size_t n, unsigned long long *val)
 	return true;
 }
 
-static enum pmaps_status parse_range_opt(const char *arg,
+static enum pmaps_status parse_range_opt(const char *command, const char *arg,
 					 struct pmaps_filter *filter)
 {
 	const char *comma = strchr(arg, ',');
 
 	if (!comma || !parse_hex(arg, comma - arg, &filter->lo) ||
 	    !parse_hex(comma + 1, strlen(comma + 1), &filter->hi))
-		return usage_error("--range: expected START,END in hex, got '%s'",
-				   arg);
+		return pmaps_cmd_usage_error(command,
+			"--range: expected START,END in hex, got '%s'", arg);
 	if (filter->lo >= filter->hi)
-		return usage_error("--range: expected START below END, got '%s'",
-				   arg);
+		return pmaps_cmd_usage_error(command,
+			"--range: expected START below END, got '%s'", arg);
 	filter->has_range = true;
 	return PMAPS_OK;
 }
 
-static enum pmaps_status parse_areas_opt(const char *arg,
+static enum pmaps_status parse_areas_opt(const char *command, const char *arg,
 					 struct pmaps_filter *filter)
 {
 	const char *p = arg;
@@ -304,20 +289,43 @@ static enum pmaps_status parse_areas_opt(const char *arg,
 		char **grown;
 
 		if (!n)
-			return usage_error("--areas: expected PATTERN[,PATTERN...], got '%s'",
-					   arg);
+			return pmaps_cmd_usage_error(command,
+				"--areas: expected PATTERN[,PATTERN...], got '%s'",
+				arg);
 		grown = realloc(filter->areas,
 				(filter->nr_areas + 1) * sizeof(*grown));
 		if (!grown)
-			return usage_error("out of memory");
+			return pmaps_cmd_usage_error(command, "out of memory");
 		filter->areas = grown;
 		filter->areas[filter->nr_areas] = strndup(p, n);
 		if (!filter->areas[filter->nr_areas])
-			return usage_error("out of memory");
+			return pmaps_cmd_usage_error(command, "out of memory");
 		filter->nr_areas++;
 		if (!p[n])
 			return PMAPS_OK;
 		p += n + 1;
+	}
+}
+
+int pmaps_filter_option(const char *command, int opt, const char *arg,
+			struct pmaps_filter *filter)
+{
+	char err[512];
+
+	switch (opt) {
+	case PMAPS_OPT_AREAS:
+		return parse_areas_opt(command, arg, filter);
+	case PMAPS_OPT_FLAGS:
+		if (pmaps_flag_expr_parse(arg, &filter->flags, err,
+					  sizeof(err))) {
+			/* The message already starts with "pmaps: ". */
+			return pmaps_cmd_usage_error(command, "%s",
+						     err + strlen("pmaps: "));
+		}
+		filter->has_flags = true;
+		return PMAPS_OK;
+	default:
+		return parse_range_opt(command, arg, filter);
 	}
 }
 
@@ -351,7 +359,6 @@ static enum pmaps_status parse_option(struct options *o, int opt,
 				      const char *arg)
 {
 	enum pmaps_status status;
-	char err[512];
 
 	switch (opt) {
 	case OPT_SOURCE:
@@ -392,18 +399,11 @@ static enum pmaps_status parse_option(struct options *o, int opt,
 					   arg);
 		o->address_arg = arg;
 		return set_view(o, PMAPS_VIEW_ADDRESS, "--address");
-	case OPT_AREAS:
-		return parse_areas_opt(arg, &o->filter);
-	case OPT_FLAGS:
-		if (pmaps_flag_expr_parse(arg, &o->filter.flags, err,
-					  sizeof(err))) {
-			/* The message already starts with "pmaps: ". */
-			return usage_error("%s", err + strlen("pmaps: "));
-		}
-		o->filter.has_flags = true;
-		return PMAPS_OK;
-	case OPT_RANGE:
-		status = parse_range_opt(arg, &o->filter);
+	case PMAPS_OPT_AREAS:
+	case PMAPS_OPT_FLAGS:
+		return pmaps_filter_option(NULL, opt, arg, &o->filter);
+	case PMAPS_OPT_RANGE:
+		status = pmaps_filter_option(NULL, opt, arg, &o->filter);
 		if (status)
 			return status;
 		/* The pages view walks pagemap by address: limit it too. */
@@ -586,7 +586,7 @@ static void apply_filter(struct run *run, const struct options *o)
 	const struct pmaps_filter *f = &o->filter;
 	size_t i;
 
-	if (!f->nr_areas && !f->has_flags && !f->has_range)
+	if (!pmaps_filter_active(f))
 		return;
 	for (i = 0; i < run->nr_docs; i++) {
 		struct pmaps_doc *doc = &run->docs[i];
