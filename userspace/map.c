@@ -33,6 +33,12 @@
  * cell of N pages (N the smallest power of two that fits), coloured by the
  * state most of its resident or swapped pages have, shaded by how many
  * of its pages are resident or swapped.
+ *
+ * The filters are applied to the document before it is drawn: --areas
+ * leaves the VMAs it selects; --flags the ranges that match, every other
+ * page being drawn not present (swapped ones too: they match no flags);
+ * --range the part of each VMA in its window, the rows starting there.
+ * A note under the legend says what --flags and --range leave out.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -115,8 +121,9 @@ struct mapctx {
 	uint64_t kpf[KPF_WINDOW];	/* kpageflags from kpf_pfn on */
 	uint64_t kpf_pfn;
 	size_t kpf_n;
-	/* young, pte-dirty, PG_dirty, shared, and detail_open()'s one */
-	char notes[5][320];
+	/* young, pte-dirty, PG_dirty, shared, --flags, --range, and
+	 * detail_open()'s one */
+	char notes[7][320];
 	size_t nr_notes;
 };
 
@@ -470,6 +477,46 @@ static bool vma_detail(const struct mapctx *m, const struct pmaps_vma *v)
 }
 
 /*
+ * The part of v that is drawn: with --range, the whole pages in its
+ * window (the filter kept only VMAs that overlap it), the file offset
+ * moved with the start so that the ranges keep their addresses.  A copy
+ * that shares v's name and ranges.
+ */
+static struct pmaps_vma vma_shown(const struct mapctx *m,
+				  const struct pmaps_vma *v)
+{
+	const struct pmaps_filter *f = m->opts->filter;
+	struct pmaps_vma cut = *v;
+	unsigned long long lo;
+
+	if (!f || !f->has_range)
+		return cut;
+	lo = f->lo / m->psize * m->psize;
+	if (lo > cut.start) {
+		cut.offset += lo - cut.start;
+		cut.start = lo;
+	}
+	/* below a page-aligned end: rounding up cannot overflow */
+	if (f->hi < cut.end)
+		cut.end = (f->hi + m->psize - 1) / m->psize * m->psize;
+	return cut;
+}
+
+/* What --flags and --range leave out of the picture, under the legend. */
+static void note_filter(struct mapctx *m)
+{
+	const struct pmaps_filter *f = m->opts->filter;
+
+	if (f && f->has_flags)
+		snprintf(m->notes[m->nr_notes++], sizeof(m->notes[0]),
+			 "--flags: only the pages of matching ranges are drawn, all others as not present");
+	if (f && f->has_range)
+		snprintf(m->notes[m->nr_notes++], sizeof(m->notes[0]),
+			 "--range: only addresses %llx-%llx are drawn, each VMA cut to them",
+			 f->lo, f->hi);
+}
+
+/*
  * Note the flags the source could not tell, which count as clear, and
  * withheld mapcounts, which count as not shared.
  */
@@ -515,6 +562,7 @@ static void ctx_init(struct mapctx *m, const struct pmaps_map_opts *opts,
 		     const struct pmaps_doc *doc)
 {
 	const struct pmaps_map *map = &doc->map;
+	struct pmaps_vma last;
 	unsigned int room;
 	size_t i;
 
@@ -523,19 +571,29 @@ static void ctx_init(struct mapctx *m, const struct pmaps_map_opts *opts,
 	m->doc = doc;
 	m->psize = pmaps_page_size();
 	m->aw = 8;
-	if (map->nr_vmas && hex_digits(map->vmas[map->nr_vmas - 1].end) > 8)
-		m->aw = hex_digits(map->vmas[map->nr_vmas - 1].end);
+	if (map->nr_vmas) {
+		last = vma_shown(m, &map->vmas[map->nr_vmas - 1]);
+		if (hex_digits(last.end) > 8)
+			m->aw = hex_digits(last.end);
+	}
 	/* "  ADDRESS " before the cells */
 	room = opts->width > (unsigned int)m->aw + 3 ?
 	       opts->width - (unsigned int)m->aw - 3 : 0;
 	m->row_chars = room / ROW_STEP * ROW_STEP;
 	if (m->row_chars < MIN_ROW_CHARS)
 		m->row_chars = MIN_ROW_CHARS;
-	for (i = 0; i < map->nr_vmas; i++)
-		if (vma_scale(m, &map->vmas[i]) > 1)
+	for (i = 0; i < map->nr_vmas; i++) {
+		struct pmaps_vma v = vma_shown(m, &map->vmas[i]);
+
+		if (vma_scale(m, &v) > 1)
 			m->any_zoom = true;
+	}
 	note_unknown(m);
+	note_filter(m);
 	detail_open(m);
+	/* swapped pages match no --flags: not drawn as swapped */
+	if (opts->filter && opts->filter->has_flags)
+		m->swap_on = false;
 }
 
 /*
@@ -700,9 +758,11 @@ static void text_legend(struct mapctx *m, FILE *out)
 		fprintf(out, "note: %s\n", m->notes[i]);
 }
 
-static void text_vma(struct mapctx *m, FILE *out, const struct pmaps_vma *v)
+static void text_vma(struct mapctx *m, FILE *out,
+		     const struct pmaps_vma *whole)
 {
 	struct painter p = { .out = out, .fg = -1, .bg = -1 };
+	const struct pmaps_vma shown = vma_shown(m, whole), *v = &shown;
 	unsigned long long scale = vma_scale(m, v), row;
 	unsigned long long rows = vma_rows(m, v);
 	unsigned long long per_row = pages_per_row(m, scale);
@@ -990,8 +1050,9 @@ static void png_head(struct mapctx *m, struct png *png)
 }
 
 static void png_vma(struct mapctx *m, struct png *png,
-		    const struct pmaps_vma *v)
+		    const struct pmaps_vma *whole)
 {
+	const struct pmaps_vma shown = vma_shown(m, whole), *v = &shown;
 	unsigned long long scale = vma_scale(m, v), rows = vma_rows(m, v);
 	unsigned long long per_row = pages_per_row(m, scale), row;
 	unsigned int x0 = ((unsigned int)m->aw + 3) * GLYPH_PX, i;
@@ -1041,8 +1102,10 @@ static int map_png(FILE *f, const struct pmaps_map_opts *opts,
 			text_chars = strlen(m.notes[i]) + 6;
 	lines = png_head_lines(&m);
 	for (i = 0; i < doc->map.nr_vmas; i++) {
-		lines += 1 + vma_rows(&m, &doc->map.vmas[i]);
-		vma_title(&m, &doc->map.vmas[i], line, sizeof(line));
+		struct pmaps_vma v = vma_shown(&m, &doc->map.vmas[i]);
+
+		lines += 1 + vma_rows(&m, &v);
+		vma_title(&m, &v, line, sizeof(line));
 		if (strlen(line) > text_chars)
 			text_chars = strlen(line);
 	}
@@ -1125,6 +1188,11 @@ static const char map_usage[] =
 "                        a character is a letter, as the legend says\n"
 "  -h, --help            show this help and exit\n"
 "\n"
+"Filters, as for pmaps: only the VMAs --areas selects are drawn, only the\n"
+"pages of the ranges that match --flags (all others as not present), only\n"
+"the addresses in --range (each VMA cut to them):\n"
+PMAPS_FILTER_HELP
+"\n"
 "A page's state is the first that holds of: swapped, writeback, thp, dirty\n"
 "(D or P), shared (mapcount above 1), young, clean, not present.  Swapped\n"
 "and thp are read from pagemap for live processes (thp needs root).  A flag\n"
@@ -1150,12 +1218,14 @@ static const struct option map_options[] = {
 	{ "scale",	required_argument, NULL, 's' },
 	{ "png",	required_argument, NULL, OPT_PNG },
 	{ "color",	optional_argument, NULL, OPT_COLOR },
+	PMAPS_FILTER_OPTIONS,
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
 struct map_run {
 	struct pmaps_map_opts opts;
+	struct pmaps_filter filter;
 	enum pmaps_source source;
 	const char *png_path;
 	size_t nr_drawn;
@@ -1219,8 +1289,10 @@ static void map_one(struct map_run *run, const char *file, int pid)
 		st = pmaps_load_file(file, &doc, err, sizeof(err));
 	else
 		st = pmaps_load_pid(pid, run->source, &doc, err, sizeof(err));
-	if (!st)
+	if (!st) {
 		pmaps_doc_warn(&doc);
+		pmaps_filter_apply(&run->filter, &doc.map);
+	}
 	if (st) {
 		pmaps_cmd_report("map", err);
 		map_note(run, st);
@@ -1309,6 +1381,10 @@ static int map_option(struct map_run *run, int opt, enum pmaps_color_when *when)
 			return map_usage_error("--color: expected auto, always or never, got '%s'",
 					       optarg);
 		return PMAPS_OK;
+	case PMAPS_OPT_AREAS:
+	case PMAPS_OPT_FLAGS:
+	case PMAPS_OPT_RANGE:
+		return pmaps_filter_option("map", opt, optarg, &run->filter);
 	default:
 		/* getopt_long has said what was wrong */
 		return pmaps_cmd_usage_hint("map");
@@ -1371,6 +1447,7 @@ int pmaps_cmd_map(int argc, char **argv)
 	if (!run.opts.width)
 		run.opts.width = pmaps_term_width();
 	run.opts.color = pmaps_color_wanted(when);
+	run.opts.filter = &run.filter;
 	map_targets(&run, targets, nr);
 	/* a full disk must not pass for success, nor go unsaid */
 	if (fflush(stdout))
@@ -1379,6 +1456,7 @@ int pmaps_cmd_map(int argc, char **argv)
 		map_write_error(&run, EIO);
 	st = run.status;
 out:
+	pmaps_filter_free(&run.filter);
 	free(targets);
 	return st;
 }

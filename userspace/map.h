@@ -41,6 +41,11 @@ struct pmaps_map_opts {
 	/* watch: changes in address order, each drawn over its cells */
 	const struct pmaps_change *changes;
 	size_t nr_changes;
+	/*
+	 * --areas, --flags and --range, already applied to the document, or
+	 * NULL: what the picture does about what they left out (map.c).
+	 */
+	const struct pmaps_filter *filter;
 };
 
 /*

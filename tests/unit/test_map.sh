@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # pmaps map: the picture of committed documents (golden files, checked by
-# hand: see the comments), zoom, width, colour, the PNG decoded and its
-# pixels counted, errors, and a live process read through pagemap (root).
+# hand: see the comments), zoom, width, colour, the filters, the PNG
+# decoded and its pixels counted, errors, and a live process read through
+# pagemap (root).
 # Prints TAP.  PMAPS names the binary; CC builds the target process.
 set -u
 
@@ -187,6 +188,60 @@ if have_tty color_auto_on_tty no_color_on_tty; then
 	result no_color_on_tty
 fi
 
+# ---- filters ----
+#
+# Applied before drawing, as pmaps applies them.  --areas: only the VMAs
+# selected, each drawn as without it (good-basic.map's lines 7-14 are
+# cat's three VMAs and the heap).
+run "$PMAPS" map --color=never --width 80 --areas heap,cat -f good-basic.txt
+sed -n 1,14p "$golden/good-basic.map" > "$tmp/want"
+expect areas_draws_only_those_vmas 0 "$tmp/want" ""
+
+# The same options before the command's name.
+run "$PMAPS" --areas heap,cat map --color=never --width 80 -f good-basic.txt
+expect areas_before_command 0 "$tmp/want" ""
+
+# --flags P: cat's data had page 7 dirty over page 8 under writeback
+# ("w"); page 8 is not pte-dirty, so it is drawn not present ("d").  VMAs
+# without a P page are gone, and a note says what the picture leaves out.
+run "$PMAPS" map --color=never --width 80 --flags P -f good-basic.txt
+[ "$rc" = 0 ] &&
+	[ "$(rows_of "55d0c8a07000-55d0c8a09000 rw-p")" = "  55d0c8a07000 d" ] &&
+	[ "$(rows_of "55d0c9b1e000-55d0c9b3f000 rw-p")" = "  55d0c9b1e000 DDDDDDDD..d......" ] &&
+	! grep -q '^55d0c8a02000-\|^7f3a1d000000-' "$tmp/out" &&
+	grep -qx "note: --flags: only the pages of matching ranges are drawn, all others as not present" "$tmp/out"
+result flags_draws_only_matching_pages
+
+# --range: only the rows of the window, the VMA cut to it; the file
+# mapping's second row alone, then its last page (shared, at file page
+# 527: the cut moves the file offset with the start), then the heap from
+# page 16 (16-19 missing, 20 pte-dirty).
+run "$PMAPS" map --color=never --width 80 --range 7f3a1d080000,7f3a1d100000 \
+	-f good-basic.txt
+dots=................................................................
+[ "$rc" = 0 ] &&
+	[ "$(grep -c '^[0-9a-f]\{1,\}-[0-9a-f]* ' "$tmp/out")" = 1 ] &&
+	grep -qx '7f3a1d080000-7f3a1d100000 r--s /tmp/my file (deleted)  128 pages' "$tmp/out" &&
+	[ "$(rows_of 7f3a1d080000-)" = "  7f3a1d080000 $dots" ] &&
+	grep -qx "note: --range: only addresses 7f3a1d080000-7f3a1d100000 are drawn, each VMA cut to them" "$tmp/out"
+result range_limits_rows
+run "$PMAPS" map --color=never --width 80 --range 7f3a1d1fe000,7f3a1d200000 \
+	-f good-basic.txt
+[ "$rc" = 0 ] && [ "$(rows_of 7f3a1d1fe000-)" = "  7f3a1d1fe000 m" ]
+result range_keeps_file_page_addresses
+run "$PMAPS" map --color=never --width 80 --range 55d0c9b2e000,55d0c9b3f000 \
+	-f good-basic.txt
+[ "$rc" = 0 ] && [ "$(rows_of 55d0c9b2e000-55d0c9b3f000)" = "  55d0c9b2e000 ..d......" ]
+result range_cuts_anonymous_vma
+
+run "$PMAPS" map --range 5,1 -f good-basic.txt
+expect_text bad_range_exit_2 2 "" "pmaps map: --range: expected START below END, got '5,1'
+$usage_hint"
+
+run "$PMAPS" map --flags D,X -f good-basic.txt
+expect_text bad_flags_exit_2 2 "" "pmaps map: --flags: expected a flag letter (YRAUPDW) or name (young, referenced, active, uptodate, pte-dirty, dirty, writeback), got 'X' in 'D,X'
+$usage_hint"
+
 # ---- PNG ----
 
 # Checks a PNG as a decoder would (signature, chunk CRCs, IHDR, zlib
@@ -224,7 +279,7 @@ EOF
 
 if ! command -v python3 > /dev/null; then
 	lacks python3 png_decodes png_pixels_per_state png_zoomed_decodes \
-		png_font_printable_ascii png_font_lowercase
+		png_filtered_pixels png_font_printable_ascii png_font_lowercase
 else
 	# 630 pages: 594 not present, 1 clean, 9 shared, 25 dirty, 1 under
 	# writeback (see golden_good-basic); each page is 5x5 pixels, each
@@ -244,6 +299,20 @@ else
 		"ff00ff 100" > "$tmp/want"
 	cmp -s "$tmp/pixels" "$tmp/want"
 	result png_pixels_per_state
+	[ -s "$tmp/pixels" ] && diff "$tmp/want" "$tmp/pixels" | diag
+
+	# --areas heap: its 33 pages alone, 17 pte-dirty and 16 not present
+	# (and each state's swatch); no shared page of cat, no clean page of
+	# the file.
+	run "$PMAPS" map --width 80 --areas heap --png "$tmp/heap.png" \
+		-f good-basic.txt
+	printf '%s\n' 416x144 "303030 $((100 + 16 * 25))" "008700 100" \
+		"00ffff 100" "ff0000 $((100 + 17 * 25))" > "$tmp/want"
+	[ "$rc" = 0 ] &&
+		python3 "$tmp/png.py" "$tmp/heap.png" 303030 008700 00ffff \
+		ff0000 > "$tmp/pixels" 2> "$tmp/err" &&
+		cmp -s "$tmp/pixels" "$tmp/want"
+	result png_filtered_pixels
 	[ -s "$tmp/pixels" ] && diff "$tmp/want" "$tmp/pixels" | diag
 
 	# 1 TiB: 16 rows, whatever the size; 28 lines with the zoom line.
@@ -354,7 +423,8 @@ fi
 
 run "$PMAPS" map --help
 grep -q -- "--png" "$tmp/out" && grep -q -- "--scale" "$tmp/out" &&
-	grep -q -- "--width" "$tmp/out" && [ "$rc" = 0 ]
+	grep -q -- "--width" "$tmp/out" && grep -q -- "--range" "$tmp/out" &&
+	[ "$rc" = 0 ]
 result help
 
 run "$PMAPS" map
@@ -486,7 +556,7 @@ start_target() {
 	read -r anon thp < "$tmp/layout" && [ -n "$thp" ]
 }
 
-live_tests="live_anon_pages live_thp_marked live_png"
+live_tests="live_anon_pages live_thp_marked live_range_one_vma live_png"
 if [ "$(id -u)" != 0 ]; then
 	for t in $live_tests; do skip "$t" "needs root"; done
 elif ! start_target; then
@@ -524,6 +594,15 @@ else
 		[ "$n" -ge $((thp_kb / 2048 * 4)) ] ||
 			echo "# $n full rows of H for $thp_kb kB of THP"
 	fi
+
+	# --range over the 16 pages: their VMA alone, between its guards.
+	end=$(printf '%x' $((0x$anon + 16 * 4096)))
+	run "$PMAPS" map --source=pagemap --color=never --width 80 \
+		--range "$anon,$end" "$target_pid"
+	[ "$rc" = 0 ] &&
+		[ "$(grep -c '^[0-9a-f]\{1,\}-[0-9a-f]* ' "$tmp/out")" = 1 ] &&
+		rows_of "$anon-$end" | grep -qx "  $anon [CD][CD]\.\.[cd]\.\.\."
+	result live_range_one_vma
 
 	run "$PMAPS" map --source=pagemap --png "$tmp/live.png" "$target_pid"
 	[ "$rc" = 0 ] && [ ! -s "$tmp/err" ] &&
