@@ -72,7 +72,7 @@ sleep 60 &
 child=$!
 trap 'kill $child 2>/dev/null' EXIT
 
-echo "1..21"
+echo "1..22"
 # The command words, alone or among PIDs.
 is "pmaps w" "watch wss"
 is "pmaps c" "core"
@@ -88,6 +88,7 @@ is "pmaps diff --ig" "--ignore-mapcount"
 # The filters, where the command takes them.
 is "pmaps map --a" "--areas"
 is "pmaps map --areas=h" "heap"
+is "pmaps watch --r" "--range"
 # Global options before the command, then the command's own.
 is "pmaps --source=module map --p" "--pid-name --png"
 # PIDs, and only PIDs, once a PID is given.

@@ -69,6 +69,11 @@ static const char watch_usage[] =
 "                        in use and resident size, to check a long watch\n"
 "  -h, --help            show this help and exit\n"
 "\n"
+"Filters, as for pmaps (with --map, as for pmaps map), applied to each frame\n"
+"before it is compared: a page or VMA that leaves the selection is marked\n"
+"-, one that enters it +:\n"
+PMAPS_FILTER_HELP
+"\n"
 "Exit status: 0 after the last frame, q or SIGINT/SIGTERM; 1 if the process\n"
 "or a file could not be read; 2 for malformed input or bad usage.\n";
 
@@ -89,6 +94,7 @@ static const struct option watch_options[] = {
 	{ "scale",	required_argument, NULL, 's' },
 	{ "color",	optional_argument, NULL, OPT_COLOR },
 	{ "self-stats",	no_argument,	   NULL, OPT_SELF_STATS },
+	PMAPS_FILTER_OPTIONS,
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -121,6 +127,7 @@ struct watch {
 	bool map_view, self_stats, tty, color, keys;
 	unsigned int width;		/* --width, 0: the terminal's */
 	struct pmaps_map_opts map_opts;
+	struct pmaps_filter filter;
 	/* state */
 	unsigned long long frame;
 	struct pmaps_doc prev, now;
@@ -591,6 +598,7 @@ static void draw_frame(struct watch *w, FILE *out)
 		w->map_opts.width = w->width ? w->width : pmaps_term_width();
 		w->map_opts.changes = w->have_prev ? w->changes : NULL;
 		w->map_opts.nr_changes = w->have_prev ? w->nr_changes : 0;
+		w->map_opts.filter = &w->filter;
 		pmaps_map_draw(out, &w->map_opts, &w->now);
 		changed_list(w, out);
 	} else {
@@ -749,6 +757,8 @@ static enum pmaps_status load_frame(struct watch *w)
 		return st;
 	}
 	pmaps_doc_warn(&w->now);
+	/* before comparing, so that both frames are the same selection */
+	pmaps_filter_apply(&w->filter, &w->now.map);
 	/* the source that worked, without trying the others every frame */
 	if (!w->nr_files)
 		w->source = w->now.source;
@@ -857,6 +867,10 @@ static int watch_option(struct watch *w, int opt, enum pmaps_color_when *when)
 	case OPT_SELF_STATS:
 		w->self_stats = true;
 		return PMAPS_OK;
+	case PMAPS_OPT_AREAS:
+	case PMAPS_OPT_FLAGS:
+	case PMAPS_OPT_RANGE:
+		return pmaps_filter_option("watch", opt, optarg, &w->filter);
 	default:
 		/* getopt_long has said what was wrong */
 		return pmaps_cmd_usage_hint("watch");
@@ -911,6 +925,7 @@ int pmaps_cmd_watch(int argc, char **argv)
 	w.color = pmaps_color_wanted(when);
 	st = run(&w);
 out:
+	pmaps_filter_free(&w.filter);
 	pmaps_doc_free(&w.prev);
 	free(w.segs);
 	free(w.changes);

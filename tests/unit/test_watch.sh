@@ -3,8 +3,9 @@
 #
 # pmaps watch: frames of two committed snapshots read in turn (golden
 # files, checked by hand: see the comments), memory that stays flat over
-# 300 frames, the terminal (q, SIGTERM) through script(1), errors, and a
-# live process changed between frames (root, pagemap).  Prints TAP.
+# 300 frames, the filters, the terminal (q, SIGTERM) through script(1),
+# errors, and a live process changed between frames (root, pagemap).
+# Prints TAP.
 # PMAPS names the binary; CC builds the target process.
 set -u
 
@@ -95,6 +96,57 @@ result withheld_mapcount_shown_as_is
 [ "$rc" = 0 ] && sed -n 2p "$tmp/out" |
 	grep -qx 'total pages: resident 202  dirty -  young 202'
 result withheld_dirty_total_unknown
+
+# ---- filters ----
+#
+# Applied to each frame before it is compared.  --areas heap: the heap
+# alone, its totals and its changes (pages 8-15 no longer pte-dirty, page
+# 20 young, 30-31 appeared).
+run "$PMAPS" watch -n 2 -i 0.001 --areas heap -f good-basic.txt \
+	-f good-basic-later.txt
+expect_text areas_select_vmas 0 "=== frame 1
+total pages: resident 17  dirty 17  young 16
+good-basic.txt: source file
+  55d0c9b1e000-55d0c9b3f000 rw-p [heap]
+    55d0c9b1e000-55d0c9b2e000       16 Y_AUP__    1
+    55d0c9b32000-55d0c9b33000        1 ____P__    1
+
+=== frame 2
+total pages: resident 19 (+2)  dirty 11 (-6)  young 19 (+3)  changed +2 -0 D0 Y1
+good-basic-later.txt: source file
+  55d0c9b1e000-55d0c9b43000 rw-p [heap]
+    55d0c9b1e000-55d0c9b26000        8 Y_AUP__    1
+    55d0c9b26000-55d0c9b2e000        8 Y_AU___    1
+Y   55d0c9b32000-55d0c9b33000        1 Y___P__    1
++   55d0c9b3c000-55d0c9b3e000        2 Y___P__    1" ""
+
+# --flags D (PG_dirty): what enters the selection is marked +, what
+# leaves it -: the file's first page became dirty, so its VMA enters; the
+# anonymous VMA is gone; the heap, pte-dirty only, is never selected.
+run "$PMAPS" watch -n 2 -i 0.001 --flags D -f good-basic.txt \
+	-f good-basic-later.txt
+frame 2 > "$tmp/frame"
+[ "$rc" = 0 ] &&
+	grep -qx 'total pages: resident 6 (-3)  dirty 6 (-3)  young 5 (-3)  changed +1 -4 D0 Y1' "$tmp/frame" &&
+	grep -qx '+ 7f3a1d000000-7f3a1d200000 r--s /tmp/my file (deleted)' "$tmp/frame" &&
+	grep -qx -- '- 7f3a1c000000-7f3a1c021000 rw-p \[anon\]' "$tmp/frame" &&
+	! grep -q 'heap' "$tmp/out"
+result flags_select_ranges
+
+# --range with --map: the heap cut to the window, as pmaps map cuts it,
+# the changes drawn over its cells (page 20 young, 30-31 appeared).
+run "$PMAPS" watch --map --color=never -w 80 -n 2 -i 0.001 \
+	--range 55d0c9b2e000,55d0c9b43000 -f good-basic.txt -f good-basic-later.txt
+frame 2 > "$tmp/frame"
+[ "$rc" = 0 ] &&
+	[ "$(grep -c '^[0-9a-f]\{1,\}-[0-9a-f]* ' "$tmp/frame")" = 1 ] &&
+	grep -qx '55d0c9b2e000-55d0c9b43000 rw-p \[heap\]  21 pages' "$tmp/frame" &&
+	grep -qx '  55d0c9b2e000 \.\.\*\.\.\.\.+\.\.\.' "$tmp/frame"
+result map_range_cuts_rows
+
+run "$PMAPS" watch --areas heap, -f good-basic.txt
+expect_text bad_areas_exit_2 2 "" "pmaps watch: --areas: expected PATTERN[,PATTERN...], got 'heap,'
+$usage_hint"
 
 # ---- memory stays flat ----
 
@@ -193,7 +245,8 @@ fi
 
 run "$PMAPS" watch --help
 grep -q -- "--interval" "$tmp/out" && grep -q -- "--frames" "$tmp/out" &&
-	grep -q -- "--map" "$tmp/out" && [ "$rc" = 0 ]
+	grep -q -- "--map" "$tmp/out" && grep -q -- "--areas" "$tmp/out" &&
+	[ "$rc" = 0 ]
 result help
 
 run "$PMAPS" watch
