@@ -11,9 +11,11 @@
  * A flag the source cannot know ('?') never changes.  Pages are compared
  * by address, so a VMA that moved or split compares as what it holds.
  *
- * On a terminal each frame replaces the last and q quits; otherwise frames
- * follow one another, each opened by a "=== frame N" line, which is what
- * scripts and the tests read.  Only the previous document is kept and the
+ * On a terminal each frame replaces the last and q quits; a frame taller
+ * than the screen scrolls under its title and totals, which stay, and the
+ * scroll position is kept from frame to frame.  Otherwise frames follow
+ * one another, each opened by a "=== frame N" line, which is what scripts
+ * and the tests read.  Only the previous document is kept and the
  * buffers are reused, so memory stays flat however long it runs.
  */
 #include <errno.h>
@@ -44,9 +46,13 @@ static const char watch_usage[] =
 "       pmaps watch [OPTION]... -f FILE...\n"
 "Read a process again every interval and show it, marking what changed\n"
 "since the last frame: + appeared, - vanished (reclaimed or unmapped),\n"
-"D became dirty, Y became young.  On a terminal, q quits.  A flag shown as\n"
-"'?' (unknown to the source) never changes, and a total of pages that some\n"
-"'?' leaves unknown (dirty, young; all but resident without root) is -.\n"
+"D became dirty, Y became young.  A flag shown as '?' (unknown to the\n"
+"source) never changes, and a total of pages that some '?' leaves unknown\n"
+"(dirty, young; all but resident without root) is -.\n"
+"\n"
+"On a terminal q quits, and a frame taller than the screen scrolls under\n"
+"its totals: Up/Down or k/j a line, PgUp/PgDn (Space) a screen, Home/End\n"
+"or g/G to either end.\n"
 "\n"
 "Target:\n"
 "  PID                   the process\n"
@@ -139,6 +145,13 @@ struct watch {
 	struct pmaps_change *changes;
 	size_t nr_changes, cap_changes;
 	unsigned long long changed[PMAPS_CHANGE_NR];	/* pages */
+	/* the terminal: the last frame, kept to scroll it between frames */
+	char *screen;
+	size_t screen_len;
+	size_t head_len;		/* its title and totals, which stay */
+	size_t scroll;			/* lines after them scrolled off */
+	size_t last;			/* the largest scroll: End */
+	size_t page;			/* lines of them shown: PgUp, PgDn */
 };
 
 static volatile sig_atomic_t stop_signal, resized;
@@ -593,6 +606,9 @@ static void draw_frame(struct watch *w, FILE *out)
 	else
 		fprintf(out, "=== frame %llu\n", w->frame);
 	put_totals(w, out, &t);
+	/* a memstream's size so far: what stays when the rest scrolls */
+	if (w->tty && !fflush(out))
+		w->head_len = (size_t)ftell(out);
 	if (w->map_view) {
 		w->map_opts.color = w->color;
 		w->map_opts.width = w->width ? w->width : pmaps_term_width();
@@ -653,7 +669,8 @@ static void terminal_take(struct watch *w)
 		raw.c_cc[VTIME] = 0;
 		termios_saved = !tcsetattr(STDIN_FILENO, TCSANOW, &raw);
 	}
-	fputs("\033[?1049h\033[?25l", stdout);
+	/* no wrapping: a long line must take one row, as counted */
+	fputs("\033[?1049h\033[?25l\033[?7l", stdout);
 	fflush(stdout);
 	screen_taken = true;
 }
@@ -661,7 +678,7 @@ static void terminal_take(struct watch *w)
 static void terminal_give_back(void)
 {
 	if (screen_taken) {
-		fputs("\033[?25h\033[?1049l", stdout);
+		fputs("\033[?7h\033[?25h\033[?1049l", stdout);
 		fflush(stdout);
 		screen_taken = false;
 	}
@@ -680,28 +697,76 @@ static unsigned int terminal_rows(void)
 	return 24;
 }
 
-/* Over the last frame: as many lines as fit, each cleared to its end. */
-static void show_on_terminal(const char *text, size_t len)
+/* Lines in [p, end): a last one without '\n' counts. */
+static size_t count_lines(const char *p, const char *end)
 {
-	unsigned int rows = terminal_rows(), row = 0;
-	size_t more = 0, n;
-	const char *end = text + len, *nl;
+	size_t n = 0;
+
+	for (; p < end; n++) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+		p = nl ? nl + 1 : end;
+	}
+	return n;
+}
+
+/*
+ * Up to n lines from p, each cleared to its end, written if put; returns
+ * where the next line starts.
+ */
+static const char *pass_lines(const char *p, const char *end, size_t n,
+			      bool put)
+{
+	while (n-- && p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+		if (put) {
+			fwrite(p, 1, len, stdout);
+			fputs("\033[K\n", stdout);
+		}
+		p += len + (nl ? 1 : 0);
+	}
+	return p;
+}
+
+/*
+ * The last frame over the one before: its title and totals, then the
+ * lines after them from w->scroll on, as many as fit.  When not all fit,
+ * the last row says which are shown; it ends without '\n', which would
+ * scroll the screen.  w->scroll is kept in the bounds of this frame.
+ */
+static void show_on_terminal(struct watch *w)
+{
+	const char *end = w->screen + w->screen_len, *p;
+	const char *body = w->screen + w->head_len;
+	size_t rows = terminal_rows(), head = count_lines(w->screen, body);
+	size_t lines = count_lines(body, end), room;
 
 	fputs("\033[H", stdout);
-	while (text < end) {
-		nl = memchr(text, '\n', (size_t)(end - text));
-		n = nl ? (size_t)(nl - text) : (size_t)(end - text);
-		if (row + 1 < rows) {
-			fwrite(text, 1, n, stdout);
-			fputs("\033[K\n", stdout);
-			row++;
-		} else {
-			more++;
-		}
-		text += n + (nl ? 1 : 0);
+	if (head + lines <= rows) {
+		w->scroll = 0;
+		w->last = 0;
+		w->page = lines;
+		pass_lines(w->screen, end, head + lines, true);
+	} else {
+		if (head > rows - 1)
+			head = rows - 1;
+		room = rows - 1 - head;
+		w->last = lines - room;
+		if (w->scroll > w->last)
+			w->scroll = w->last;
+		w->page = room ? room : 1;
+		pass_lines(w->screen, body, head, true);
+		p = pass_lines(body, end, w->scroll, false);
+		pass_lines(p, end, room, true);
+		if (room)
+			printf("lines %zu-%zu of %zu; Up/Down, PgUp/PgDn, Home/End scroll\033[K",
+			       w->scroll + 1, w->scroll + room, lines);
+		else
+			printf("... %zu more line%s\033[K", lines,
+			       lines == 1 ? "" : "s");
 	}
-	if (more)
-		printf("... %zu more line%s\033[K", more, more == 1 ? "" : "s");
 	fputs("\033[J", stdout);
 	fflush(stdout);
 }
@@ -714,13 +779,108 @@ static long long now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Wait for the next frame; true when it is time to stop. */
-static bool wait_frame(const struct watch *w)
+enum watch_key {
+	WK_NONE, WK_QUIT, WK_UP, WK_DOWN, WK_PGUP, WK_PGDN, WK_HOME,
+	WK_END,
+};
+
+/*
+ * The key at b[*i] of the n bytes read, *i moved past it: a letter, or
+ * the escape sequence an xterm-like terminal sends (CSI or SS3; Home and
+ * End come as either, or as CSI 1~ 4~ 7~ 8~).  A sequence cut by the read
+ * is dropped, as is any key without a meaning here.
+ */
+static enum watch_key next_key(const char *b, size_t n, size_t *i)
+{
+	char c = b[(*i)++], final;
+	unsigned int param = 0;
+
+	switch (c) {
+	case 'q':
+	case 'Q':
+		return WK_QUIT;
+	case 'k':
+		return WK_UP;
+	case 'j':
+		return WK_DOWN;
+	case ' ':
+		return WK_PGDN;
+	case 'g':
+		return WK_HOME;
+	case 'G':
+		return WK_END;
+	case '\033':
+		break;
+	default:
+		return WK_NONE;
+	}
+	if (*i == n || (b[*i] != '[' && b[*i] != 'O'))
+		return WK_NONE;
+	/* parameter and intermediate bytes, up to the final one */
+	for ((*i)++; *i < n && (b[*i] < 0x40 || b[*i] > 0x7e); (*i)++)
+		if (b[*i] >= '0' && b[*i] <= '9' && param < 1000)
+			param = param * 10 + (unsigned int)(b[*i] - '0');
+	if (*i == n)
+		return WK_NONE;
+	final = b[(*i)++];
+	switch (final) {
+	case 'A':
+		return WK_UP;
+	case 'B':
+		return WK_DOWN;
+	case 'H':
+		return WK_HOME;
+	case 'F':
+		return WK_END;
+	case '~':
+		return param == 1 || param == 7 ? WK_HOME :
+		       param == 4 || param == 8 ? WK_END :
+		       param == 5 ? WK_PGUP : param == 6 ? WK_PGDN : WK_NONE;
+	default:
+		return WK_NONE;
+	}
+}
+
+/* Move w->scroll for key, within the bounds of the frame shown. */
+static void scroll_by(struct watch *w, enum watch_key key)
+{
+	switch (key) {
+	case WK_UP:
+		w->scroll -= w->scroll ? 1 : 0;
+		break;
+	case WK_DOWN:
+		w->scroll += w->scroll < w->last ? 1 : 0;
+		break;
+	case WK_PGUP:
+		w->scroll -= w->scroll < w->page ? w->scroll : w->page;
+		break;
+	case WK_PGDN:
+		w->scroll = w->last - w->scroll > w->page ?
+			    w->scroll + w->page : w->last;
+		break;
+	case WK_HOME:
+		w->scroll = 0;
+		break;
+	case WK_END:
+		w->scroll = w->last;
+		break;
+	default:
+		break;
+	}
+}
+
+/*
+ * Wait for the next frame, scrolling the last one on the keys that say
+ * so; true when it is time to stop.
+ */
+static bool wait_frame(struct watch *w)
 {
 	long long deadline = now_ms() + w->interval_ms, left;
 	struct pollfd key = { .fd = STDIN_FILENO, .events = POLLIN };
 	char buf[64];
-	ssize_t n, i;
+	size_t i, was;
+	ssize_t n;
+	enum watch_key k;
 
 	while (!stop_signal) {
 		left = deadline - now_ms();
@@ -730,9 +890,15 @@ static bool wait_frame(const struct watch *w)
 							 left)) <= 0)
 			continue;
 		n = read(STDIN_FILENO, buf, sizeof(buf));
-		for (i = 0; i < n; i++)
-			if (buf[i] == 'q' || buf[i] == 'Q')
+		was = w->scroll;
+		for (i = 0; n > 0 && i < (size_t)n;) {
+			k = next_key(buf, (size_t)n, &i);
+			if (k == WK_QUIT)
 				return true;
+			scroll_by(w, k);
+		}
+		if (w->scroll != was)
+			show_on_terminal(w);
 	}
 	return true;
 }
@@ -801,9 +967,11 @@ static enum pmaps_status run(struct watch *w)
 		draw_frame(w, out);
 		if (w->tty) {
 			fclose(out);
-			show_on_terminal(text, len);
-			free(text);
+			free(w->screen);
+			w->screen = text;
+			w->screen_len = len;
 			text = NULL;
+			show_on_terminal(w);
 		} else if (fflush(stdout)) {
 			st = PMAPS_ERR_TARGET;
 			fprintf(stderr, "pmaps watch: write error: %s\n",
@@ -927,6 +1095,7 @@ int pmaps_cmd_watch(int argc, char **argv)
 out:
 	pmaps_filter_free(&w.filter);
 	pmaps_doc_free(&w.prev);
+	free(w.screen);
 	free(w.segs);
 	free(w.changes);
 	free(w.files);

@@ -3,9 +3,9 @@
 #
 # pmaps watch: frames of two committed snapshots read in turn (golden
 # files, checked by hand: see the comments), memory that stays flat over
-# 300 frames, the filters, the terminal (q, SIGTERM) through script(1),
-# errors, and a live process changed between frames (root, pagemap).
-# Prints TAP.
+# 300 frames, the filters, the terminal (q, SIGTERM) through script(1)
+# and its scrolling through tmux, errors, and a live process changed
+# between frames (root, pagemap).  Prints TAP.
 # PMAPS names the binary; CC builds the target process.
 set -u
 
@@ -14,9 +14,14 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 target_pid=
 watch_pid=
+# a private tmux server for the scrolling tests, whose socket goes with $tmp
+sock=$tmp/tmux.sock
+have_tmux=
+command -v tmux > /dev/null && have_tmux=1
 cleanup() {
 	[ -n "$watch_pid" ] && kill "$watch_pid" 2>/dev/null
 	[ -n "$target_pid" ] && kill "$target_pid" 2>/dev/null
+	[ -n "$have_tmux" ] && tmux -S "$sock" kill-server 2>/dev/null
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -239,6 +244,127 @@ EOF
 	grep -q 'rc=0' "$tmp/out" && grep -q 'modes restored' "$tmp/out" &&
 		grep -q "${esc}\[?1049l" "$tmp/out"
 	result tty_sigterm_restores
+fi
+
+# ---- scrolling, in tmux ----
+#
+# As test_top.sh drives pmaps top: a detached tmux of 80x24, keys sent
+# with send-keys, the screen read with capture-pane, each wait polling a
+# bounded number of times for what the screen should show.  demo-6.1's
+# frame is 2 lines of title and totals, which stay, and 74 after them: 21
+# fit above the status line.
+
+tm() {
+	tmux -S "$sock" -f "$tmp/tmux.conf" "$@"
+}
+
+# start_watch ARGS...: pmaps watch ARGS (no blanks) in a new session,
+# which says its exit status once it has ended (under valgrind or ASan, a
+# report is a status of its own) and stays for the screen to be read
+start_watch() {
+	tm kill-session -t watch 2> /dev/null
+	: > "$tmp/screen"
+	tm new-session -d -s watch -x 80 -y 24 -c "$fix" \
+		"'$PMAPS' watch $*; echo \"pmaps watch exited with status \$?\"; exec sleep 3600"
+}
+
+# screen_until CHECK...: poll until CHECK, run on a fresh capture in
+# $tmp/screen, succeeds: 30 s at most (5 min under valgrind)
+screen_until() {
+	i=0
+	until tm capture-pane -p -t watch > "$tmp/screen" 2> /dev/null &&
+	      "$@"; do
+		i=$((i + 1))
+		[ $i -ge $((300 * slow)) ] && return 1
+		sleep 0.1
+	done
+}
+
+# shows TEXT: the screen has a line TEXT (fixed, whole)
+shows() {
+	grep -qxF -- "$1" "$tmp/screen"
+}
+
+# frame_not N: the title names a frame other than N
+frame_not() {
+	! grep -q "^pmaps watch: frame $1," "$tmp/screen"
+}
+
+# row N TEXT: row N of the screen is TEXT, without its trailing blanks
+row() {
+	[ "$(sed -n "${1}p" "$tmp/screen" | sed 's/ *$//')" = "$2" ]
+}
+
+show_screen() {
+	echo "# screen:"
+	diag "$tmp/screen"
+}
+
+scroll_tests="tty_scroll_first_screen tty_scroll_end tty_scroll_line
+	tty_scroll_page tty_scroll_home tty_scroll_q_quits
+	tty_scroll_kept_across_frames tty_scroll_live_q_quits"
+if [ -z "$have_tmux" ]; then
+	lacks tmux $scroll_tests
+else
+	printf 'set -g status off\n' > "$tmp/tmux.conf"
+	result_diag=show_screen
+	first='  000000400000-000000401000 r--p /bin/demo'
+	last='    7ffcdf6ea000-7ffcdf6eb000        1 YR_____    3'
+	status='Up/Down, PgUp/PgDn, Home/End scroll'
+
+	# The first screen: the title, then the frame's first lines; the
+	# last line of the frame is not there.
+	start_watch -i 60 -f guest/demo-6.1.txt
+	screen_until shows "lines 1-21 of 74; $status" &&
+		row 1 'pmaps watch: frame 1, every 60 s; q quits' &&
+		row 3 'guest/demo-6.1.txt: source file' && row 4 "$first" &&
+		! shows "$last"
+	result tty_scroll_first_screen
+
+	# End: the last line, on the row above the status; the title stays.
+	tm send-keys -t watch End
+	screen_until shows "lines 54-74 of 74; $status" &&
+		row 23 "$last" &&
+		row 1 'pmaps watch: frame 1, every 60 s; q quits' &&
+		! shows "$first"
+	result tty_scroll_end
+
+	# Home, then a line down with j: the frame's second line is first.
+	tm send-keys -t watch Home j
+	screen_until shows "lines 2-22 of 74; $status" && row 3 "$first"
+	result tty_scroll_line
+
+	# PgDn a screen on, PgUp back, k the line up.
+	tm send-keys -t watch NPage
+	screen_until shows "lines 23-43 of 74; $status" && ! shows "$first" &&
+		tm send-keys -t watch PPage k &&
+		screen_until shows "lines 1-21 of 74; $status" && row 4 "$first"
+	result tty_scroll_page
+
+	tm send-keys -t watch G g
+	screen_until shows "lines 1-21 of 74; $status" && row 4 "$first"
+	result tty_scroll_home
+
+	tm send-keys -t watch q
+	screen_until shows "pmaps watch exited with status 0"
+	result tty_scroll_q_quits
+
+	# Frames go on while scrolled, and keep the place: a later frame
+	# still shows the end.
+	start_watch -i 0.1 -f guest/demo-6.1.txt
+	screen_until shows "lines 1-21 of 74; $status" &&
+		tm send-keys -t watch End &&
+		screen_until shows "lines 54-74 of 74; $status" &&
+		frame_now=$(sed -n 's/^pmaps watch: frame \([0-9]*\),.*/\1/p' "$tmp/screen") &&
+		screen_until frame_not "$frame_now" &&
+		shows "lines 54-74 of 74; $status" && row 23 "$last"
+	result tty_scroll_kept_across_frames
+
+	tm send-keys -t watch q
+	screen_until shows "pmaps watch exited with status 0"
+	result tty_scroll_live_q_quits
+	result_diag=
+	tm kill-session -t watch 2> /dev/null
 fi
 
 # ---- usage and errors ----
