@@ -72,7 +72,7 @@ sleep 60 &
 child=$!
 trap 'kill $child 2>/dev/null' EXIT
 
-echo "1..22"
+echo "1..23"
 # The command words, alone or among PIDs.
 is "pmaps w" "watch wss"
 is "pmaps c" "core"
@@ -89,6 +89,7 @@ is "pmaps diff --ig" "--ignore-mapcount"
 is "pmaps map --a" "--areas"
 is "pmaps map --areas=h" "heap"
 is "pmaps watch --r" "--range"
+is "pmaps watch --ch" "--changed"
 # Global options before the command, then the command's own.
 is "pmaps --source=module map --p" "--pid-name --png"
 # PIDs, and only PIDs, once a PID is given.

@@ -67,6 +67,9 @@ static const char watch_usage[] =
 "                        write 300.0 for 300 seconds\n"
 "  -n, --frames N        stop after N frames (default: until q or a signal)\n"
 "      --map             the picture of pmaps map instead of the text view\n"
+"      --changed         only the VMAs that changed since the last frame:\n"
+"                        that appeared, are gone or have pages marked (the\n"
+"                        first frame, with nothing to compare, shows all)\n"
 "  -w, --width COLUMNS   --map: as for pmaps map\n"
 "  -s, --scale N         --map: as for pmaps map\n"
 "      --color[=WHEN]    auto (default: if stdout is a terminal and NO_COLOR\n"
@@ -87,6 +90,7 @@ enum {
 	OPT_SOURCE = 256,
 	OPT_COLOR,
 	OPT_MAP,
+	OPT_CHANGED,
 	OPT_SELF_STATS,
 };
 
@@ -96,6 +100,7 @@ static const struct option watch_options[] = {
 	{ "interval",	required_argument, NULL, 'i' },
 	{ "frames",	required_argument, NULL, 'n' },
 	{ "map",	no_argument,	   NULL, OPT_MAP },
+	{ "changed",	no_argument,	   NULL, OPT_CHANGED },
 	{ "width",	required_argument, NULL, 'w' },
 	{ "scale",	required_argument, NULL, 's' },
 	{ "color",	optional_argument, NULL, OPT_COLOR },
@@ -130,7 +135,7 @@ struct watch {
 	long long interval_ms;
 	const char *interval;		/* as given, for the title */
 	unsigned long long frames;
-	bool map_view, self_stats, tty, color, keys;
+	bool map_view, changed_only, self_stats, tty, color, keys;
 	unsigned int width;		/* --width, 0: the terminal's */
 	struct pmaps_map_opts map_opts;
 	struct pmaps_filter filter;
@@ -145,6 +150,9 @@ struct watch {
 	struct pmaps_change *changes;
 	size_t nr_changes, cap_changes;
 	unsigned long long changed[PMAPS_CHANGE_NR];	/* pages */
+	/* --changed --map: the VMAs now that changed, sharing their parts */
+	struct pmaps_vma *shown;
+	size_t nr_shown, cap_shown;
 	/* the terminal: the last frame, kept to scroll it between frames */
 	char *screen;
 	size_t screen_len;
@@ -525,11 +533,53 @@ static size_t first_segment(const struct watch *w, unsigned long long addr)
 }
 
 /*
+ * Whether v, a VMA now, changed since the previous frame: it appeared (no
+ * VMA then overlaps it) or has pages marked, vanished ones too.  New
+ * bounds or permissions alone are no change: they have no mark either.
+ */
+static bool vma_changed(const struct watch *w, const struct pmaps_vma *v)
+{
+	size_t k;
+
+	if (!overlaps_any(&w->prev.map, v->start, v->end))
+		return true;
+	for (k = first_segment(w, v->start);
+	     k < w->nr_segs && w->segs[k].start < v->end; k++)
+		if (w->segs[k].mark)
+			return true;
+	return false;
+}
+
+/* --changed, once there is a frame to compare with: v is left out. */
+static bool vma_hidden(const struct watch *w, const struct pmaps_vma *v)
+{
+	return w->changed_only && w->have_prev && !vma_changed(w, v);
+}
+
+/* --changed --map: the VMAs now that are not hidden, into w->shown. */
+static int select_shown(struct watch *w)
+{
+	const struct pmaps_map *now = &w->now.map;
+	size_t i;
+
+	w->nr_shown = 0;
+	if (!w->changed_only || !w->map_view)
+		return 0;
+	if (pmaps_grow_array((void **)&w->shown, &w->cap_shown,
+			     now->nr_vmas, sizeof(*w->shown)))
+		return -1;
+	for (i = 0; i < now->nr_vmas; i++)
+		if (!vma_hidden(w, &now->vmas[i]))
+			w->shown[w->nr_shown++] = now->vmas[i];
+	return 0;
+}
+
+/*
  * A VMA of the previous frame, if it is gone: unmapped (no VMA now
  * overlaps it: the header is marked '-') or shrunk (it has vanished pages
  * outside every VMA now).  Those pages are listed under it.
  */
-static void text_old_vma(const struct watch *w, FILE *out, int aw,
+static bool text_old_vma(const struct watch *w, FILE *out, int aw,
 			 const struct pmaps_vma *v)
 {
 	bool header = !overlaps_any(&w->now.map, v->start, v->end);
@@ -547,6 +597,7 @@ static void text_old_vma(const struct watch *w, FILE *out, int aw,
 		header = true;
 		put_segment(w, out, aw, &w->segs[k]);
 	}
+	return header;
 }
 
 static void text_view(const struct watch *w, FILE *out)
@@ -554,7 +605,7 @@ static void text_view(const struct watch *w, FILE *out)
 	const struct pmaps_map *now = &w->now.map;
 	const struct pmaps_map *old = w->have_prev ? &w->prev.map : NULL;
 	int aw = hex_width(now);
-	size_t i = 0, j = 0, k;
+	size_t i = 0, j = 0, k, listed = 0;
 
 	if (old && hex_width(old) > aw)
 		aw = hex_width(old);
@@ -564,10 +615,13 @@ static void text_view(const struct watch *w, FILE *out)
 
 		if (old && i < old->nr_vmas && (j == now->nr_vmas ||
 		    old->vmas[i].start < now->vmas[j].start)) {
-			text_old_vma(w, out, aw, &old->vmas[i++]);
+			listed += text_old_vma(w, out, aw, &old->vmas[i++]);
 			continue;
 		}
 		v = &now->vmas[j++];
+		if (vma_hidden(w, v))
+			continue;
+		listed++;
 		put_vma(w, out, aw, v, old && !overlaps_any(old, v->start,
 							    v->end) ?
 			PMAPS_CHANGE_APPEARED : PMAPS_CHANGE_NONE);
@@ -575,6 +629,9 @@ static void text_view(const struct watch *w, FILE *out)
 		     k < w->nr_segs && w->segs[k].start < v->end; k++)
 			put_segment(w, out, aw, &w->segs[k]);
 	}
+	/* an empty list would look like a frame cut short */
+	if (w->changed_only && old && !listed)
+		fputs("no VMA changed\n", out);
 }
 
 /* The segments that changed, after the map. */
@@ -615,7 +672,16 @@ static void draw_frame(struct watch *w, FILE *out)
 		w->map_opts.changes = w->have_prev ? w->changes : NULL;
 		w->map_opts.nr_changes = w->have_prev ? w->nr_changes : 0;
 		w->map_opts.filter = &w->filter;
-		pmaps_map_draw(out, &w->map_opts, &w->now);
+		if (w->changed_only) {
+			/* the frame, but for the VMAs left out */
+			struct pmaps_doc shown = w->now;
+
+			shown.map.vmas = w->shown;
+			shown.map.nr_vmas = w->nr_shown;
+			pmaps_map_draw(out, &w->map_opts, &shown);
+		} else {
+			pmaps_map_draw(out, &w->map_opts, &w->now);
+		}
 		changed_list(w, out);
 	} else {
 		fputs(w->color ? "\033[1m" : "", out);
@@ -946,7 +1012,7 @@ static enum pmaps_status run(struct watch *w)
 		if (st)
 			break;
 		resized = 0;
-		if (compare(w)) {
+		if (compare(w) || select_shown(w)) {
 			st = PMAPS_ERR_TARGET;
 			terminal_give_back();
 			fputs("pmaps watch: out of memory\n", stderr);
@@ -1014,6 +1080,9 @@ static int watch_option(struct watch *w, int opt, enum pmaps_color_when *when)
 		return PMAPS_OK;
 	case OPT_MAP:
 		w->map_view = true;
+		return PMAPS_OK;
+	case OPT_CHANGED:
+		w->changed_only = true;
 		return PMAPS_OK;
 	case 'w':
 		if (!pmaps_number_parse(optarg, 1, 100000, &val))
@@ -1098,6 +1167,7 @@ out:
 	free(w.screen);
 	free(w.segs);
 	free(w.changes);
+	free(w.shown);
 	free(w.files);
 	return st;
 }

@@ -3,9 +3,9 @@
 #
 # pmaps watch: frames of two committed snapshots read in turn (golden
 # files, checked by hand: see the comments), memory that stays flat over
-# 300 frames, the filters, the terminal (q, SIGTERM) through script(1)
-# and its scrolling through tmux, errors, and a live process changed
-# between frames (root, pagemap).  Prints TAP.
+# 300 frames, the filters, --changed, the terminal (q, SIGTERM) through
+# script(1) and its scrolling through tmux, errors, and a live process
+# changed between frames (root, pagemap).  Prints TAP.
 # PMAPS names the binary; CC builds the target process.
 set -u
 
@@ -14,12 +14,14 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 target_pid=
 watch_pid=
+changed_pid=
 # a private tmux server for the scrolling tests, whose socket goes with $tmp
 sock=$tmp/tmux.sock
 have_tmux=
 command -v tmux > /dev/null && have_tmux=1
 cleanup() {
 	[ -n "$watch_pid" ] && kill "$watch_pid" 2>/dev/null
+	[ -n "$changed_pid" ] && kill "$changed_pid" 2>/dev/null
 	[ -n "$target_pid" ] && kill "$target_pid" 2>/dev/null
 	[ -n "$have_tmux" ] && tmux -S "$sock" kill-server 2>/dev/null
 	rm -rf "$tmp"
@@ -152,6 +154,53 @@ result map_range_cuts_rows
 run "$PMAPS" watch --areas heap, -f good-basic.txt
 expect_text bad_areas_exit_2 2 "" "pmaps watch: --areas: expected PATTERN[,PATTERN...], got 'heap,'
 $usage_hint"
+
+# ---- only what changed ----
+#
+# --changed: frame 1, with nothing to compare, is the whole frame; frame 2
+# only the VMAs with a mark (see golden_text_view): cat's data (page 8
+# young), the heap, the anonymous VMA gone and the file (its first page
+# dirty), each with all its ranges; not cat's text, the stack, the vdso.
+run "$PMAPS" watch --changed -n 2 -i 0.001 -f good-basic.txt \
+	-f good-basic-later.txt
+frame 1 "$golden/watch-basic.text" > "$tmp/want"
+cat >> "$tmp/want" <<'EOF'
+=== frame 2
+total pages: resident 34 (-2)  dirty 17 (-9)  young 30 (+0)  changed +2 -4 D1 Y2
+good-basic-later.txt: source file
+  55d0c8a07000-55d0c8a09000 rw-p /usr/bin/cat
+    55d0c8a07000-55d0c8a08000        1 Y__UPD_    1
+Y   55d0c8a08000-55d0c8a09000        1 Y__U_DW    1
+  55d0c9b1e000-55d0c9b43000 rw-p [heap]
+    55d0c9b1e000-55d0c9b26000        8 Y_AUP__    1
+    55d0c9b26000-55d0c9b2e000        8 Y_AU___    1
+Y   55d0c9b32000-55d0c9b33000        1 Y___P__    1
++   55d0c9b3c000-55d0c9b3e000        2 Y___P__    1
+- 7f3a1c000000-7f3a1c021000 rw-p [anon]
+-   7f3a1c000000-7f3a1c004000        4 YRAUPD_    1
+  7f3a1d000000-7f3a1d200000 r--s /tmp/my file (deleted)
+D   7f3a1d000000-7f3a1d001000        1 __AUPD_    1
+    7f3a1d1ff000-7f3a1d200000        1 Y_AU___    2
+EOF
+expect changed_shows_changed_vmas 0 "$tmp/want" ""
+
+# Nothing changed: a line says so, rather than an empty list.
+run "$PMAPS" watch --changed -n 2 -i 0.001 -f good-basic.txt
+frame 2 > "$tmp/frame"
+[ "$rc" = 0 ] && [ "$(sed -n '4,$p' "$tmp/frame")" = "no VMA changed" ]
+result changed_says_none
+
+# With --map, the picture of the same VMAs now (the gone one has no
+# cells), and the list of changed ranges after it.
+run "$PMAPS" watch --map --changed --color=never -w 80 -n 2 -i 0.001 \
+	-f good-basic.txt -f good-basic-later.txt
+frame 2 | grep '^[0-9a-f]\{1,\}-[0-9a-f]* ' | cut -d' ' -f1 > "$tmp/titles"
+printf '%s\n' 55d0c8a07000-55d0c8a09000 55d0c9b1e000-55d0c9b43000 \
+	7f3a1d000000-7f3a1d200000 > "$tmp/want"
+[ "$rc" = 0 ] && cmp -s "$tmp/titles" "$tmp/want" &&
+	frame 2 | grep -qx 'changed: 5 ranges' &&
+	[ "$(frame 1 | grep -c '^[0-9a-f]\{1,\}-[0-9a-f]* ')" = 10 ]
+result changed_map_draws_changed_vmas
 
 # ---- memory stays flat ----
 
@@ -372,7 +421,7 @@ fi
 run "$PMAPS" watch --help
 grep -q -- "--interval" "$tmp/out" && grep -q -- "--frames" "$tmp/out" &&
 	grep -q -- "--map" "$tmp/out" && grep -q -- "--areas" "$tmp/out" &&
-	[ "$rc" = 0 ]
+	grep -q -- "--changed" "$tmp/out" && [ "$rc" = 0 ]
 result help
 
 run "$PMAPS" watch
@@ -424,7 +473,8 @@ expect_text unknown_pid_exit_1 1 "" "pmaps watch: no process $pid_max"
 # ---- a live process changed between frames (root, pagemap) ----
 
 # 16 anonymous pages, 0-3 written; on SIGUSR1 it writes 4-7, drops 0-1
-# (MADV_DONTNEED) and says "done".
+# (MADV_DONTNEED) and says "done".  8 more, written once, in a VMA of
+# their own (PROT_NONE pages on either side), are left alone.
 cat > "$tmp/target.c" <<'EOF'
 #define _DEFAULT_SOURCE
 #include <signal.h>
@@ -444,19 +494,23 @@ static void on_usr1(int sig)
 int main(void)
 {
 	long ps = sysconf(_SC_PAGESIZE);
-	char *guard, *anon;
+	char *guard, *anon, *other;
 
 	signal(SIGUSR1, on_usr1);
-	guard = mmap(NULL, 18 * ps, PROT_NONE,
+	guard = mmap(NULL, 27 * ps, PROT_NONE,
 		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (guard == MAP_FAILED)
 		return 1;
 	anon = guard + ps;
+	other = guard + 18 * ps;
 	if (mprotect(anon, 16 * ps, PROT_READ | PROT_WRITE) ||
-	    madvise(anon, 16 * ps, MADV_NOHUGEPAGE))
+	    madvise(anon, 16 * ps, MADV_NOHUGEPAGE) ||
+	    mprotect(other, 8 * ps, PROT_READ | PROT_WRITE) ||
+	    madvise(other, 8 * ps, MADV_NOHUGEPAGE))
 		return 1;
 	memset(anon, 1, 4 * ps);
-	printf("%lx\n", (unsigned long)anon);
+	memset(other, 3, 8 * ps);
+	printf("%lx %lx\n", (unsigned long)anon, (unsigned long)other);
 	fflush(stdout);
 	while (!go)
 		pause();
@@ -469,20 +523,21 @@ int main(void)
 }
 EOF
 
+live_tests="live_changes_marked live_changed_only"
 if [ "$(id -u)" != 0 ]; then
-	skip live_changes_marked "needs root"
+	for t in $live_tests; do skip "$t" "needs root"; done
 elif ! spawn_target watch-target 600 0.05 ||
-     ! read -r anon < "$tmp/layout"; then
+     ! read -r anon other < "$tmp/layout" || [ -z "$other" ]; then
 	diag "$tmp/err"
-	not_ok live_changes_marked
+	for t in $live_tests; do not_ok "$t"; done
 	echo "# could not start the target process"
 else
 	a() { printf '%x' $((0x$anon + $1 * 4096)); }
-	# marked SIGN: the pages of the target's 16 that lines marked SIGN
-	# ("+" added, "-" gone) name, over all frames so far, in order and
-	# each as often as it is named.
+	# marked SIGN [FILE]: the pages of the target's 16 that lines marked
+	# SIGN ("+" added, "-" gone) name, over all frames so far of FILE
+	# ($tmp/live), in order and each as often as it is named.
 	marked() {
-		grep "^[$1]   [0-9a-f]*-[0-9a-f]* " "$tmp/live" |
+		grep "^[$1]   [0-9a-f]*-[0-9a-f]* " "${2:-$tmp/live}" |
 			while read -r _ range _; do
 				first=$(((0x${range%-*} - 0x$anon) / 4096))
 				end=$(((0x${range#*-} - 0x$anon) / 4096))
@@ -493,10 +548,10 @@ else
 				done
 			done | sort -n | tr '\n' ' ' | sed 's/ $//'
 	}
-	# wait_for_pages SIGN PAGES: until lines marked SIGN name PAGES
+	# wait_for_pages SIGN PAGES [FILE]: until lines marked SIGN name PAGES
 	wait_for_pages() {
 		i=0
-		until [ "$(marked "$1")" = "$2" ]; do
+		until [ "$(marked "$1" "${3:-}")" = "$2" ]; do
 			[ $i -ge $((600 * slow)) ] && return 1
 			sleep 0.05
 			i=$((i + 1))
@@ -505,19 +560,31 @@ else
 	"$PMAPS" watch --source=pagemap -i 0.05 "$target_pid" > "$tmp/live" \
 		2> "$tmp/err" &
 	watch_pid=$!
+	# the same change, seen by a watch that shows only what changed
+	"$PMAPS" watch --changed --source=pagemap -i 0.05 "$target_pid" \
+		> "$tmp/changed" 2> "$tmp/err-changed" &
+	changed_pid=$!
 	# Each step waits for the one before: a step that timed out says so
 	# and fails the test, rather than let the later checks run on a
-	# process in some other state.
-	if ! wait_for "$tmp/live" "^=== frame 1"; then
-		echo "# pmaps watch showed no frame 1"
+	# process in some other state.  --changed has compared one frame
+	# before the change.
+	if ! wait_for "$tmp/live" "^=== frame 1" ||
+	   ! wait_for "$tmp/changed" "^=== frame 2"; then
+		echo "# pmaps watch showed no frame 1, or --changed no frame 2"
 	elif ! kill -USR1 "$target_pid" || ! wait_for "$tmp/layout" done; then
 		echo "# the target did not say done after SIGUSR1"
 	elif ! wait_for_pages + "4 5 6 7"; then
 		echo "# no frames marked pages 4-7 added"
 	elif ! wait_for_pages - "0 1"; then
 		echo "# no frames marked pages 0-1 gone"
+	elif ! wait_for_pages + "4 5 6 7" "$tmp/changed" ||
+	     ! wait_for_pages - "0 1" "$tmp/changed"; then
+		echo "# --changed marked not pages 4-7 added and 0-1 gone"
 	fi
-	kill -TERM "$watch_pid"
+	kill -TERM "$watch_pid" "$changed_pid"
+	wait_gone "$changed_pid" 600 0.05 "pmaps watch --changed after SIGTERM"
+	changed_rc=$rc
+	changed_pid=
 	wait_gone "$watch_pid" 600 0.05 "pmaps watch after SIGTERM"
 	watch_pid=
 	n=$(sed -n 's/^=== frame \([0-9]*\)$/\1/p' "$tmp/live" | tail -n 1)
@@ -529,6 +596,20 @@ else
 	result live_changes_marked
 	[ "$rc" = 0 ] || diag "$tmp/err"
 	echo "# in $n frames: added $(marked +), gone $(marked -)"
+
+	# --changed: the 8 pages' VMA, left alone, in frame 1 (where every
+	# VMA is) and in no later frame; the 16 pages' VMA in a later one.
+	later() {
+		awk '/^=== frame / { n = $3 } n > 1' "$tmp/changed"
+	}
+	[ "$changed_rc" = 0 ] &&
+		frame 1 "$tmp/changed" | grep -Eq "^  0*$other-" &&
+		! later | grep -Eq "^[-+ ] 0*$other-" &&
+		later | grep -Eq "^  0*$anon-" &&
+		[ "$(marked + "$tmp/changed")" = "4 5 6 7" ]
+	result live_changed_only
+	[ "$changed_rc" = 0 ] || diag "$tmp/err-changed"
+	echo "# --changed: $(grep -c '^=== frame' "$tmp/changed") frames, $(later | grep -c '^no VMA changed$') with no VMA changed"
 fi
 
 tap_done
