@@ -1111,7 +1111,7 @@ int pmaps_perf_replay(struct pmaps_perf_model *m, uint64_t until,
 			parent = pmaps_perf_find_proc(m, ev->ppid);
 			p->ppid = ev->ppid;
 			p->forked = true;
-			p->exec_time = ev->time;
+			p->fork_time = ev->time;
 			if (parent) {
 				p->comm = parent->comm;
 				p->nr_synthesized = parent->nr_synthesized;

@@ -140,7 +140,7 @@ struct pmaps_perf_proc {
 	const char *comm;		/* "" until a COMM */
 	/* when it was forked or exec()ed, if within the recording */
 	bool forked, execed, exited;
-	uint64_t exec_time, exit_time;
+	uint64_t fork_time, exec_time, exit_time;
 	size_t nr_synthesized;		/* mappings perf read from /proc */
 	size_t nr_mmaps;		/* mmap records of it */
 	struct pmaps_perf_mapping *maps;	/* in address order */
