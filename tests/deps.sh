@@ -27,6 +27,8 @@ want="$want python3-ply python3-git"
 # The trixie root for the 7.x kernels (tests/trixie-root.sh), and the
 # bookworm root tests/deb.sh installs the packages on.
 want="$want debootstrap"
+# pmaps perf and pmaps record check their files against perf's reading.
+want="$want linux-perf"
 # make deb and its checks (tests/deb.sh).
 want="$want dpkg-dev debhelper dh-dkms lintian pkg-config"
 for rel in $("$here/kernels.sh" bookworm); do

@@ -72,6 +72,7 @@ static const char usage_text[] =
 "  wss PID               working-set size: pages accessed in an interval\n"
 "  diff A B              compare two saved snapshots\n"
 "  core FILE             the mappings recorded in a core dump\n"
+"  perf [-i FILE]        the mappings perf recorded in perf.data, over time\n"
 "  help [COMMAND]        this help, or COMMAND's\n"
 "\n"
 "Targets:\n"
@@ -615,6 +616,7 @@ static const struct command {
 	{ "wss",	pmaps_cmd_wss },
 	{ "diff",	pmaps_cmd_diff },
 	{ "core",	pmaps_cmd_core },
+	{ "perf",	pmaps_cmd_perf },
 };
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 

@@ -1,0 +1,202 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# pmaps perf, TAP: fixtures/perf/demo.data, written by perf record (perf
+# 6.1) of perf_target.c, against golden output; the messages for files
+# that are cut short, foreign-endian or no perf.data at all; then live
+# recordings by this machine's perf (Debian's linux-perf, which
+# tests/deps.sh installs), whose mmaps pmaps perf --timeline must list
+# exactly as perf script --show-mmap-events does.  PMAPS names the binary;
+# CC builds perf_target and its library.
+#
+# demo.data was made in /tmp/pmaps-perf, so that its names stay short:
+#   cc -O2 -shared -fPIC -o libpmaps-perf.so tests/unit/perf_lib.c
+#   cc -O2 -o perf_target tests/unit/perf_target.c -ldl
+#   head -c 8192 /dev/zero > data.bin
+#   perf record -q -e dummy -d -o demo.data -- \
+#	./perf_target ./libpmaps-perf.so ./data.bin /bin/true
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/tap.sh"
+fix=$fix/perf
+
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' HUP INT TERM
+
+usage_hint="Try 'pmaps perf --help' for more information."
+
+# File names in messages are as given: run from the fixtures.
+cd "$fix" || exit 1
+
+# ---- the fixture ----
+
+run "$PMAPS" perf -i demo.data --pid 10577
+expect demo_maps 0 "$golden/perf-demo.maps" ""
+
+run "$PMAPS" perf -i demo.data --timeline
+expect demo_timeline 0 "$golden/perf-demo.timeline" ""
+
+# before the library's RELRO mprotect, and before data.bin was mapped
+run "$PMAPS" perf -i demo.data --pid 10577 --at 65237.987800
+expect demo_at 0 "$golden/perf-demo-at.maps" ""
+
+# the output is a document pmaps reads, and pmaps diff compares
+"$PMAPS" perf -i demo.data --pid 10577 > "$tmp/a" &&
+	"$PMAPS" perf -i demo.data --pid 10577 --at 65237.987800 > "$tmp/b" &&
+	"$PMAPS" -f "$tmp/a" > /dev/null 2>&1 &&
+	"$PMAPS" diff "$tmp/a" "$tmp/a" > /dev/null
+result output_reads_as_a_document
+run "$PMAPS" diff "$tmp/b" "$tmp/a"
+[ "$rc" = 1 ] && grep -q "^vma	+	7ffb0c006000-7ffb0c007000	r--p	.*data.bin$" "$tmp/out"
+result diff_shows_the_mapping_made_after_at
+
+run "$PMAPS" perf -i demo.data
+expect_text several_processes_need_pid 1 "" \
+	"pmaps perf: demo.data: records 2 processes; choose one with --pid: 10577 (perf_target) 10596 (true)"
+
+run "$PMAPS" perf -i demo.data --pid 4242
+expect_text no_such_pid 1 "" \
+	"pmaps perf: demo.data: no mappings of pid 4242 are recorded"
+
+# the child: forked with the parent's mappings, which its exec dropped
+run "$PMAPS" perf -i demo.data --pid 10596
+[ "$rc" = 0 ] && ! grep -q perf_target "$tmp/out" &&
+	grep -q "/usr/bin/true$" "$tmp/out" &&
+	grep -q "^@ .*forked from 10577 at 65237.987914, exec at" "$tmp/out"
+result child_after_exec
+
+# ---- files that are not whole, or not perf.data ----
+
+head -c 6000 demo.data > "$tmp/cut.data"
+run "$PMAPS" perf -i "$tmp/cut.data" --pid 10577
+[ "$rc" = 2 ] && grep -q "perf_target$" "$tmp/out" &&
+	[ "$(cat "$tmp/err")" = "pmaps perf: $tmp/cut.data: truncated: expected the data section at 0x108-0x1c00, the file ends at 0x1770" ]
+result truncated_shows_what_it_can
+
+{ printf 2ELIFREP; tail -c +9 demo.data; } > "$tmp/be.data"
+run "$PMAPS" perf -i "$tmp/be.data"
+expect_text big_endian 2 "" \
+	"pmaps perf: $tmp/be.data: expected a little-endian perf.data, got one written on a big-endian machine (magic 2ELIFREP)"
+
+run "$PMAPS" perf -i "$golden/perf-demo.maps"
+expect_text not_perf_data 2 "" \
+	"pmaps perf: $golden/perf-demo.maps: expected a perf.data file (magic PERFILE2), got 40 20 70 6d 61 70 73 20 at its start"
+
+run "$PMAPS" perf -i "$tmp/none.data"
+expect_text missing_file 1 "" \
+	"pmaps perf: $tmp/none.data: No such file or directory"
+
+# - is standard input, as perf report -i - reads it
+"$PMAPS" perf -i - --pid 10577 < demo.data > "$tmp/out" 2> "$tmp/err" &&
+	sed '1s/^@ pmaps perf: -:/@ pmaps perf: demo.data:/' "$tmp/out" > "$tmp/o" &&
+	cmp -s "$tmp/o" "$golden/perf-demo.maps"
+result from_stdin_same_mappings
+
+# ---- usage ----
+
+run "$PMAPS" perf -i demo.data --at 12x
+expect_text bad_at 2 "" \
+	"pmaps perf: --at: expected seconds as perf script shows them (e.g. 64732.305715), got '12x'
+$usage_hint"
+
+run "$PMAPS" perf demo.data
+expect_text file_not_after_i 2 "" \
+	"pmaps perf: unexpected argument 'demo.data' (the file comes after -i)
+$usage_hint"
+
+run "$PMAPS" help perf
+[ "$rc" = 0 ] && grep -q "^Usage: pmaps perf" "$tmp/out"
+result help
+
+# ---- what perf itself reads ----
+
+# mmap_lines FILE: the MMAP2 records perf script shows, as
+# "TIME PID/TID START LEN PGOFF PERMS NAME", numbers in hex
+perf_mmaps() {
+	perf script -i "$1" --show-mmap-events 2> /dev/null |
+		sed -n 's/^.* \([0-9]*\.[0-9]*\): PERF_RECORD_MMAP2 \([0-9]*\/[0-9]*\): \[0x\([0-9a-f]*\)(0x\([0-9a-f]*\)) @ \(0x\)\{0,1\}\([0-9a-f]*\) [^]]*\]: \([-rwxsp]\{4\}\) \(.*\)$/\1 \2 \3 \4 \6 \7 \8/p' |
+		while read -r t who start len off perms name; do
+			printf '%s %s %x %x %x %s %s\n' "$t" "$who" \
+				$((0x$start)) $((0x$len)) $((0x$off)) \
+				"$perms" "$name"
+		done
+}
+
+# the same of pmaps perf --timeline
+pmaps_mmaps() {
+	"$PMAPS" perf -i "$1" --timeline |
+		sed -n 's/^\([0-9.]*\) *\([0-9]*\/[0-9]*\) *mmap2 *\([0-9a-f]*\)-\([0-9a-f]*\) \([-rwxsp]*\) \([0-9a-f]*\) \(.*\)$/\1 \2 \3 \4 \6 \5 \7/p' |
+		sed 's/  replaces .*//; s/  (made before recording.*//' |
+		while read -r t who start end off perms name; do
+			printf '%s %s %x %x %x %s %s\n' "$t" "$who" \
+				$((0x$start)) $((0x$end - 0x$start)) \
+				$((0x$off)) "$perms" "$name"
+		done
+}
+
+# same_as_perf NAME FILE: pmaps lists FILE's MMAP2 records as perf does
+same_as_perf() {
+	perf_mmaps "$2" > "$tmp/perf.mm"
+	pmaps_mmaps "$2" > "$tmp/pmaps.mm"
+	if [ -s "$tmp/perf.mm" ] && cmp -s "$tmp/perf.mm" "$tmp/pmaps.mm"; then
+		ok "$1"
+	else
+		not_ok "$1"
+		echo "# $(wc -l < "$tmp/perf.mm") MMAP2 records in perf script, $(wc -l < "$tmp/pmaps.mm") in pmaps perf --timeline"
+		diff "$tmp/perf.mm" "$tmp/pmaps.mm" | head -20 | diag
+	fi
+}
+
+if ! command -v perf > /dev/null || ! perf version > /dev/null 2>&1; then
+	lacks "perf (linux-perf)" fixture_as_perf_script live_as_perf_script \
+		live_dlopen_and_unseen_munmap live_pipe_mode
+	tap_done
+	exit
+fi
+
+same_as_perf fixture_as_perf_script demo.data
+
+# ---- live: this machine's perf records perf_target ----
+
+cc=${CC:-cc}
+if ! $cc -O2 -shared -fPIC -o "$tmp/libpmaps-perf.so" "$here/perf_lib.c" \
+	2> "$tmp/err" ||
+   ! $cc -O2 -o "$tmp/perf_target" "$here/perf_target.c" -ldl 2>> "$tmp/err"
+then
+	diag "$tmp/err"
+	not_ok live_builds
+	tap_done
+	exit
+fi
+head -c 8192 /dev/zero > "$tmp/data.bin"
+
+perf record -q -e dummy -d -o "$tmp/live.data" -- "$tmp/perf_target" \
+	"$tmp/libpmaps-perf.so" "$tmp/data.bin" /bin/true \
+	> "$tmp/layout" 2> "$tmp/perf.err"
+if [ $? != 0 ] || [ ! -s "$tmp/layout" ]; then
+	diag "$tmp/perf.err"
+	not_ok live_records
+	tap_done
+	exit
+fi
+
+same_as_perf live_as_perf_script "$tmp/live.data"
+
+# the library dlopen()ed, and data.bin though unmapped: perf cannot know
+read -r _ dstart dend < "$tmp/layout"
+run "$PMAPS" perf -i "$tmp/live.data" --pid "$(perf script -i "$tmp/live.data" --show-task-events 2> /dev/null |
+	sed -n 's/.*PERF_RECORD_COMM exec: perf_target:\([0-9]*\)\/.*/\1/p' | head -n 1)"
+[ "$rc" = 0 ] && grep -q "r-xp .*/libpmaps-perf.so$" "$tmp/out" &&
+	grep -q "^0*$dstart-0*$dend r--p .*/data.bin$" "$tmp/out" &&
+	grep -q "^@ not seen: munmap" "$tmp/out"
+result live_dlopen_and_unseen_munmap
+
+# pipe mode: the attributes come as records (a command that writes
+# nothing, as its output is perf's)
+perf record -q -e dummy -d -o - -- /bin/true > "$tmp/pipe.data" 2> /dev/null
+run "$PMAPS" perf -i - < "$tmp/pipe.data"
+[ "$rc" = 0 ] && grep -q " /usr/bin/true$" "$tmp/out"
+result live_pipe_mode
+
+tap_done
