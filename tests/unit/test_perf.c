@@ -4,7 +4,8 @@
  * (userspace/lib/perfdata.c), on files built here record by record: what
  * each record becomes, how mmaps replace, forks copy, execs drop; the
  * exact message for each way a file can be wrong; pipe mode; events told
- * apart by PERF_SAMPLE_IDENTIFIER.
+ * apart by PERF_SAMPLE_IDENTIFIER; and what pmaps record's writer writes
+ * reading back the same, snapshots and the unmaps they show included.
  */
 #include <linux/perf_event.h>
 #include <stdint.h>
@@ -498,12 +499,112 @@ static void test_pipe_and_ids(void)
 	tap_test_done("pipe mode; events of two layouts told apart by id");
 }
 
+struct seen {
+	char text[2048];
+	size_t len;
+};
+
+static void note(void *arg, const struct pmaps_perf_change *c)
+{
+	struct seen *s = arg;
+	size_t i;
+
+	for (i = 0; i < c->nr_gone && s->len < sizeof(s->text) - 100; i++)
+		s->len += (size_t)snprintf(s->text + s->len,
+					   sizeof(s->text) - s->len,
+					   "%d %llx-%llx %s since %llu\n",
+					   c->ev->kind, (unsigned long long)c->gone[i].start,
+					   (unsigned long long)c->gone[i].end,
+					   c->gone[i].name,
+					   (unsigned long long)c->since);
+}
+
+static void test_writer(void)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE, .size = sizeof(attr),
+		.config = PERF_COUNT_SW_DUMMY,
+		.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			       PERF_SAMPLE_IDENTIFIER,
+		.sample_id_all = 1, .mmap = 1, .mmap2 = 1, .mmap_data = 1,
+	};
+	struct pmaps_perf_mapping mp = {
+		.start = 0x400000, .end = 0x402000, .pgoff = 0x1000,
+		.maj = 8, .min = 1, .ino = 99, .name = "/bin/demo",
+	};
+	static const char snap1[] =
+		"00400000-00402000 r-xp 00001000 08:01 99 /bin/demo\n"
+		"00500000-00503000 rw-p 00000000 00:00 0 \n";
+	static const char snap2[] =
+		"00400000-00402000 r-xp 00001000 08:01 99 /bin/demo\n"
+		"00501000-00502000 rw-p 00000000 00:00 0 \n";
+	struct pmaps_perf_writer w;
+	struct pmaps_perf_data d;
+	struct pmaps_perf_model m;
+	struct seen seen = { .len = 0 };
+	uint64_t ids[] = { 42 };
+	char path[] = "/tmp/test_perf.XXXXXX";
+	unsigned char *file;
+	size_t len;
+	int fd = mkstemp(path), ret;
+
+	if (fd < 0) {
+		tap_check(0, "mkstemp: %m");
+		tap_test_done("the writer's files read back");
+		return;
+	}
+	unlink(path);
+	memcpy(mp.perms, "r-xp", 5);
+	ret = pmaps_perf_writer_start(&w, fd, &attr, sizeof(attr), ids, 1);
+	ret |= pmaps_perf_writer_comm(&w, 7, 7, "demo");
+	ret |= pmaps_perf_writer_mmap2(&w, 7, &mp, PROT_READ | PROT_EXEC,
+				       MAP_PRIVATE);
+	ret |= pmaps_perf_writer_snapshot(&w, 1000, 7, snap1,
+					  sizeof(snap1) - 1);
+	ret |= pmaps_perf_writer_snapshot(&w, 2000, 7, snap2,
+					  sizeof(snap2) - 1);
+	ret |= pmaps_perf_writer_finish(&w);
+	pmaps_perf_writer_free(&w);
+	tap_check(!ret, "writing failed: %m");
+	len = (size_t)lseek(fd, 0, SEEK_END);
+	file = malloc(len);
+	tap_check(file && pread(fd, file, len, 0) == (ssize_t)len, "read back");
+	close(fd);
+	ret = pmaps_perf_parse(file, len, "w.data", &d, err, sizeof(err));
+	tap_check(ret == 0, "parse: %s", err);
+	tap_check(d.nr_events == 4 && d.nr_snapshots == 2 && d.mmap_data &&
+		  d.nr_attrs == 1, "events %zu, snapshots %zu", d.nr_events,
+		  d.nr_snapshots);
+	if (d.nr_events == 4) {
+		const struct pmaps_perf_event *ev = &d.events[1];
+
+		tap_check(d.events[0].synthesized && ev->synthesized &&
+			  ev->start == 0x400000 && ev->len == 0x2000 &&
+			  ev->pgoff == 0x1000 && ev->maj == 8 && ev->min == 1 &&
+			  ev->ino == 99 && !strcmp(ev->name, "/bin/demo") &&
+			  ev->prot == (PROT_READ | PROT_EXEC),
+			  "the synthesized MMAP2 read back wrong");
+	}
+	pmaps_perf_model_init(&m, &d);
+	tap_check(!pmaps_perf_replay(&m, UINT64_MAX, note, &seen), "replay");
+	/* the second snapshot lacks two pages of the anon mapping */
+	tap_check(!strcmp(seen.text,
+			  "5 500000-501000  since 1000\n"
+			  "5 502000-503000  since 1000\n"),
+		  "unmaps seen:\n%s", seen.text);
+	pmaps_perf_model_free(&m);
+	pmaps_perf_data_free(&d);
+	free(file);
+	tap_test_done("the writer's files read back, snapshots show unmaps");
+}
+
 int main(void)
 {
-	tap_plan(4);
+	tap_plan(5);
 	test_records();
 	test_fork_exec();
 	test_errors();
 	test_pipe_and_ids();
+	test_writer();
 	return tap_failed_tests ? 1 : 0;
 }
