@@ -18,6 +18,7 @@ int pmaps_cmd_wss(int argc, char **argv);	/* wss.c */
 int pmaps_cmd_diff(int argc, char **argv);	/* diff.c */
 int pmaps_cmd_core(int argc, char **argv);	/* core.c */
 int pmaps_cmd_perf(int argc, char **argv);	/* perf.c */
+int pmaps_cmd_record(int argc, char **argv);	/* record.c */
 
 /*
  * For pmaps (command NULL) and the commands (pmaps.c): "pmaps[ COMMAND]:

@@ -73,6 +73,7 @@ static const char usage_text[] =
 "  diff A B              compare two saved snapshots\n"
 "  core FILE             the mappings recorded in a core dump\n"
 "  perf [-i FILE]        the mappings perf recorded in perf.data, over time\n"
+"  record -- CMD|-p PID  record mmaps into perf.data, as perf record does\n"
 "  help [COMMAND]        this help, or COMMAND's\n"
 "\n"
 "Targets:\n"
@@ -617,6 +618,7 @@ static const struct command {
 	{ "diff",	pmaps_cmd_diff },
 	{ "core",	pmaps_cmd_core },
 	{ "perf",	pmaps_cmd_perf },
+	{ "record",	pmaps_cmd_record },
 };
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 

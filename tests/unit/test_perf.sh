@@ -31,45 +31,45 @@ cd "$fix" || exit 1
 
 # ---- the fixture ----
 
-run "$PMAPS" perf -i demo.data --pid 10577
+run "$PMAPS" perf -i demo.data --pid 6509
 expect demo_maps 0 "$golden/perf-demo.maps" ""
 
 run "$PMAPS" perf -i demo.data --timeline
 expect demo_timeline 0 "$golden/perf-demo.timeline" ""
 
-# before the library's RELRO mprotect, and before data.bin was mapped
-run "$PMAPS" perf -i demo.data --pid 10577 --at 65237.987800
+# data.bin and the library mapped, but not yet its text (r-xp)
+run "$PMAPS" perf -i demo.data --pid 6509 --at 65466.061900
 expect demo_at 0 "$golden/perf-demo-at.maps" ""
 
 # the output is a document pmaps reads, and pmaps diff compares
-"$PMAPS" perf -i demo.data --pid 10577 > "$tmp/a" &&
-	"$PMAPS" perf -i demo.data --pid 10577 --at 65237.987800 > "$tmp/b" &&
+"$PMAPS" perf -i demo.data --pid 6509 > "$tmp/a" &&
+	"$PMAPS" perf -i demo.data --pid 6509 --at 65466.061900 > "$tmp/b" &&
 	"$PMAPS" -f "$tmp/a" > /dev/null 2>&1 &&
 	"$PMAPS" diff "$tmp/a" "$tmp/a" > /dev/null
 result output_reads_as_a_document
 run "$PMAPS" diff "$tmp/b" "$tmp/a"
-[ "$rc" = 1 ] && grep -q "^vma	+	7ffb0c006000-7ffb0c007000	r--p	.*data.bin$" "$tmp/out"
-result diff_shows_the_mapping_made_after_at
+[ "$rc" = 1 ] && grep -q "^vma	+	7f32094b2000-7f32094b3000	r-xp	.*libpmaps-perf.so$" "$tmp/out"
+result diff_shows_the_library_text_mapped_after_at
 
 run "$PMAPS" perf -i demo.data
 expect_text several_processes_need_pid 1 "" \
-	"pmaps perf: demo.data: records 2 processes; choose one with --pid: 10577 (perf_target) 10596 (true)"
+	"pmaps perf: demo.data: records 2 processes; choose one with --pid: 6509 (perf_target) 6570 (true)"
 
 run "$PMAPS" perf -i demo.data --pid 4242
 expect_text no_such_pid 1 "" \
 	"pmaps perf: demo.data: no mappings of pid 4242 are recorded"
 
 # the child: forked with the parent's mappings, which its exec dropped
-run "$PMAPS" perf -i demo.data --pid 10596
+run "$PMAPS" perf -i demo.data --pid 6570
 [ "$rc" = 0 ] && ! grep -q perf_target "$tmp/out" &&
 	grep -q "/usr/bin/true$" "$tmp/out" &&
-	grep -q "^@ .*forked from 10577 at 65237.987914, exec at" "$tmp/out"
+	grep -q "^@ .*forked from 6509 at 65466.062028, exec at" "$tmp/out"
 result child_after_exec
 
 # ---- files that are not whole, or not perf.data ----
 
 head -c 6000 demo.data > "$tmp/cut.data"
-run "$PMAPS" perf -i "$tmp/cut.data" --pid 10577
+run "$PMAPS" perf -i "$tmp/cut.data" --pid 6509
 [ "$rc" = 2 ] && grep -q "perf_target$" "$tmp/out" &&
 	[ "$(cat "$tmp/err")" = "pmaps perf: $tmp/cut.data: truncated: expected the data section at 0x108-0x1c00, the file ends at 0x1770" ]
 result truncated_shows_what_it_can
@@ -88,7 +88,7 @@ expect_text missing_file 1 "" \
 	"pmaps perf: $tmp/none.data: No such file or directory"
 
 # - is standard input, as perf report -i - reads it
-"$PMAPS" perf -i - --pid 10577 < demo.data > "$tmp/out" 2> "$tmp/err" &&
+"$PMAPS" perf -i - --pid 6509 < demo.data > "$tmp/out" 2> "$tmp/err" &&
 	sed '1s/^@ pmaps perf: -:/@ pmaps perf: demo.data:/' "$tmp/out" > "$tmp/o" &&
 	cmp -s "$tmp/o" "$golden/perf-demo.maps"
 result from_stdin_same_mappings
@@ -148,13 +148,38 @@ same_as_perf() {
 	fi
 }
 
-if ! command -v perf > /dev/null || ! perf version > /dev/null 2>&1; then
-	lacks "perf (linux-perf)" fixture_as_perf_script live_as_perf_script \
-		live_dlopen_and_unseen_munmap live_pipe_mode
-	tap_done
-	exit
+# ---- pmaps record: refusals, which need no perf ----
+
+run "$PMAPS" record
+expect_text record_needs_a_target 2 "" \
+	"pmaps record: expected -- CMD [ARG]... or -p PID
+Try 'pmaps record --help' for more information."
+
+run "$PMAPS" record -o "$tmp/none.data" -- "$tmp/no-such-command"
+expect_text record_command_not_found 1 "" \
+	"pmaps record: $tmp/no-such-command: No such file or directory"
+[ ! -e "$tmp/none.data" ]
+result record_command_not_found_leaves_no_file
+
+# another user's process: perf_event_paranoid is explained
+if [ "$(id -u)" != 0 ] || ! command -v setpriv > /dev/null; then
+	skip record_refused_explains_paranoid "needs root and setpriv(1)"
+else
+	run setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$PMAPS" record -o "$tmp/none.data" -p 1
+	[ "$rc" = 1 ] && grep -q "^pmaps record: perf_event_open of pid 1: Permission denied$" "$tmp/err" &&
+		grep -q "^pmaps record: kernel.perf_event_paranoid is -\{0,1\}[0-9]*: " "$tmp/err"
+	result record_refused_explains_paranoid
 fi
 
+have_perf=1
+if ! command -v perf > /dev/null || ! perf version > /dev/null 2>&1; then
+	have_perf=
+	lacks "perf (linux-perf)" fixture_as_perf_script live_as_perf_script \
+		live_dlopen_and_unseen_munmap live_pipe_mode \
+		record_command_as_perf_script record_pid_as_perf_script
+fi
+[ -n "$have_perf" ] &&
 same_as_perf fixture_as_perf_script demo.data
 
 # ---- live: this machine's perf records perf_target ----
@@ -171,32 +196,91 @@ then
 fi
 head -c 8192 /dev/zero > "$tmp/data.bin"
 
-perf record -q -e dummy -d -o "$tmp/live.data" -- "$tmp/perf_target" \
-	"$tmp/libpmaps-perf.so" "$tmp/data.bin" /bin/true \
-	> "$tmp/layout" 2> "$tmp/perf.err"
-if [ $? != 0 ] || [ ! -s "$tmp/layout" ]; then
-	diag "$tmp/perf.err"
-	not_ok live_records
-	tap_done
-	exit
+if [ -n "$have_perf" ]; then
+	perf record -q -e dummy -d -o "$tmp/live.data" -- "$tmp/perf_target" \
+		"$tmp/libpmaps-perf.so" "$tmp/data.bin" /bin/true \
+		> "$tmp/layout" 2> "$tmp/perf.err"
+	if [ $? != 0 ] || [ ! -s "$tmp/layout" ]; then
+		diag "$tmp/perf.err"
+		not_ok live_records
+	else
+		same_as_perf live_as_perf_script "$tmp/live.data"
+
+		# the library dlopen()ed, and data.bin though unmapped: perf
+		# cannot know
+		read -r _ dstart dend < "$tmp/layout"
+		lpid=$(perf script -i "$tmp/live.data" --show-task-events 2> /dev/null |
+			sed -n 's/.*PERF_RECORD_COMM exec: perf_target:\([0-9]*\)\/.*/\1/p' |
+			head -n 1)
+		run "$PMAPS" perf -i "$tmp/live.data" --pid "$lpid"
+		[ "$rc" = 0 ] && grep -q "r-xp .*/libpmaps-perf.so$" "$tmp/out" &&
+			grep -q "^0*$dstart-0*$dend r--p .*/data.bin$" "$tmp/out" &&
+			grep -q "^@ not seen: munmap" "$tmp/out"
+		result live_dlopen_and_unseen_munmap
+	fi
+
+	# pipe mode: the attributes come as records (a command that
+	# writes nothing, as its output is perf's)
+	perf record -q -e dummy -d -o - -- /bin/true > "$tmp/pipe.data" \
+		2> /dev/null
+	run "$PMAPS" perf -i - < "$tmp/pipe.data"
+	[ "$rc" = 0 ] && grep -q " /usr/bin/true$" "$tmp/out"
+	result live_pipe_mode
 fi
 
-same_as_perf live_as_perf_script "$tmp/live.data"
+# ---- pmaps record ----
 
-# the library dlopen()ed, and data.bin though unmapped: perf cannot know
-read -r _ dstart dend < "$tmp/layout"
-run "$PMAPS" perf -i "$tmp/live.data" --pid "$(perf script -i "$tmp/live.data" --show-task-events 2> /dev/null |
-	sed -n 's/.*PERF_RECORD_COMM exec: perf_target:\([0-9]*\)\/.*/\1/p' | head -n 1)"
+run "$PMAPS" record -o "$tmp/rec.data" -- "$tmp/perf_target" \
+	"$tmp/libpmaps-perf.so" "$tmp/data.bin" /bin/true
+rpid=$(sed -n 's/^pmaps record: recording pid \([0-9]*\) into .*/\1/p' "$tmp/err")
+read -r _ dstart dend < "$tmp/out"
+cp "$tmp/err" "$tmp/rec.err"
+run "$PMAPS" perf -i "$tmp/rec.data" --pid "${rpid:-0}"
 [ "$rc" = 0 ] && grep -q "r-xp .*/libpmaps-perf.so$" "$tmp/out" &&
 	grep -q "^0*$dstart-0*$dend r--p .*/data.bin$" "$tmp/out" &&
-	grep -q "^@ not seen: munmap" "$tmp/out"
-result live_dlopen_and_unseen_munmap
+	grep -q "^@ .*exec at" "$tmp/out"
+result record_command_read_back
+[ -n "$have_perf" ] && same_as_perf record_command_as_perf_script "$tmp/rec.data"
 
-# pipe mode: the attributes come as records (a command that writes
-# nothing, as its output is perf's)
-perf record -q -e dummy -d -o - -- /bin/true > "$tmp/pipe.data" 2> /dev/null
-run "$PMAPS" perf -i - < "$tmp/pipe.data"
-[ "$rc" = 0 ] && grep -q " /usr/bin/true$" "$tmp/out"
-result live_pipe_mode
+# -p, with snapshots at its start and end only: the test says when the
+# target maps and unmaps, through pipes
+mkfifo "$tmp/in" "$tmp/layout.fifo" "$tmp/rec.fifo"
+"$tmp/perf_target" "$tmp/libpmaps-perf.so" "$tmp/data.bin" "" wait \
+	< "$tmp/in" > "$tmp/layout.fifo" &
+tpid=$!
+exec 3> "$tmp/in" 5< "$tmp/layout.fifo"
+"$PMAPS" record -o "$tmp/p.data" --snapshot-every 86400000 -p "$tpid" \
+	2> "$tmp/rec.fifo" &
+rpid=$!
+exec 6< "$tmp/rec.fifo"
+# valgrind may warn first (of pidfd_open, which it does not know)
+while read -r started <&6; do
+	case $started in "pmaps record: "*) break ;; esac
+done
+echo go >&3
+read -r _ dstart dend <&5
+read -r _ astart aend <&5
+kill -INT "$rpid"
+wait "$rpid"
+rc=$?
+cat <&6 > "$tmp/rec.rest"
+echo done >&3
+exec 3>&- 5<&- 6<&-
+wait "$tpid"
+[ "$rc" = 0 ] && [ "$started" = "pmaps record: recording pid $tpid into $tmp/p.data" ] &&
+	grep -q "^pmaps record: [0-9]* records, 2 snapshots written to $tmp/p.data$" "$tmp/rec.rest"
+[ $? = 0 ] || { echo "# first line: $started"; diag "$tmp/rec.rest"; false; }
+result record_pid_until_interrupted
+run "$PMAPS" perf -i "$tmp/p.data" --timeline
+grep -q "^[0-9.]* *$tpid/$tpid *unmap *0*$dstart-0*$dend r--p 00000000 .*/data.bin  (seen by snapshots: unmapped after " "$tmp/out" &&
+	grep -q "^0.000000 *$tpid/$tpid *mmap2 *0*$dstart-0*$dend r--p 00000000 .*/data.bin  (made before recording" "$tmp/out"
+result record_snapshots_show_the_unmap
+run "$PMAPS" perf -i "$tmp/p.data"
+[ "$rc" = 0 ] && ! grep -q "data.bin$" "$tmp/out" &&
+	grep -q "r-xp .*/libpmaps-perf.so$" "$tmp/out" &&
+	grep -q "^0*$astart-" "$tmp/out" &&
+	grep -q "^@ before recording: [0-9]* mappings perf read from /proc/$tpid/maps" "$tmp/out"
+result record_pid_mappings
+[ -n "$have_perf" ] && same_as_perf record_pid_as_perf_script "$tmp/p.data"
 
 tap_done
