@@ -1,13 +1,15 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Fuzz pmaps with libFuzzer for FUZZ_SECONDS (default 30) in all, and print
-# TAP:
+# Fuzz pmaps with libFuzzer for FUZZ_SECONDS (default 30), then fuzz_perf
+# for a third as long again, and print TAP:
 #   -  every saved crash in tests/unit/fixtures/fuzz-regressions/ now passes
 #      (only when there are any)
 #   -  fuzz_parse (the parser alone, fast) found nothing in half the time
 #   -  fuzz_cli (parser, pmaps_print_text, filters and every view: the same
 #      source built with -DFUZZ_CLI) found nothing in the other half
-# Both start from tests/fuzz/corpus/ and the unit fixtures.  A new crash is
+#   -  fuzz_perf (the perf.data reader and its replay) found nothing in a
+#      third more
+# All three start from tests/fuzz/corpus/ and the unit fixtures.  A new crash is
 # copied into tests/unit/fixtures/fuzz-regressions/, so it stays a
 # regression test after this run's scratch files are gone.
 #
@@ -60,7 +62,7 @@ rm -f "$build/probe" "$build/probe.c"
 # Test 1 replays the saved crashes, when there are any; then the two
 # fuzzers.
 saved=$(find "$regress" -type f 2>/dev/null | sort)
-echo "1..$((${saved:+1} + 2))"
+echo "1..$((${saved:+1} + 3))"
 status=0
 n=0
 
@@ -69,23 +71,28 @@ compile() {
 	name=$1 extra=$2
 	shift 2
 	# shellcheck disable=SC2086
-	if "$cc" $cflags $extra -o "$build/$name" "$top/tests/fuzz/fuzz_parse.c" \
+	if "$cc" $cflags $extra -o "$build/$name" \
+		"$top/tests/fuzz/${fuzz_src:-fuzz_parse.c}" \
 		"$top"/userspace/lib/*.c "$@" > "$build/cc-$name.log" 2>&1; then
 		return 0
 	fi
 	sed 's/^/# /' "$build/cc-$name.log"
 	return 1
 }
-parse_ok=1 cli_ok=1
+parse_ok=1 cli_ok=1 perf_ok=1
 compile fuzz_parse "" || parse_ok=
 compile fuzz_cli -DFUZZ_CLI "$top/userspace/source.c" \
 	"$top/userspace/filter.c" "$top/userspace/view.c" || cli_ok=
+fuzz_src=fuzz_perf.c
+compile fuzz_perf "" || perf_ok=
+fuzz_src=
 
 # Replay the known crashes; libFuzzer runs file arguments once each.
 if [ -n "$saved" ]; then
 	n=$((n + 1))
 	bad=
-	for bin in ${parse_ok:+fuzz_parse} ${cli_ok:+fuzz_cli}; do
+	for bin in ${parse_ok:+fuzz_parse} ${cli_ok:+fuzz_cli} \
+	    ${perf_ok:+fuzz_perf}; do
 		echo "$saved" | xargs "$build/$bin" > "$build/replay-$bin.log" \
 			2>&1 && continue
 		grep -E 'ERROR|check failed|Running:' "$build/replay-$bin.log" |
@@ -153,6 +160,14 @@ if [ -n "$cli_ok" ]; then
 else
 	n=$((n + 1))
 	echo "not ok $n fuzz_cli builds (userspace/source.c, filter.c, view.c)"
+	status=1
+fi
+
+if [ -n "$perf_ok" ]; then
+	fuzz fuzz_perf "$(( (seconds + 2) / 3 ))"
+else
+	n=$((n + 1))
+	echo "not ok $n fuzz_perf builds"
 	status=1
 fi
 
