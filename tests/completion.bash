@@ -72,13 +72,13 @@ sleep 60 &
 child=$!
 trap 'kill $child 2>/dev/null' EXIT
 
-echo "1..23"
+echo "1..25"
 # The command words, alone or among PIDs.
 is "pmaps w" "watch wss"
 is "pmaps c" "core"
 has "pmaps " help
 has "pmaps " "$child"
-is "pmaps help " "core diff map top watch wss"
+is "pmaps help " "core diff map perf record top watch wss"
 # Options: pmaps's own, and each command's.
 is "pmaps --su" "--summary"
 is "pmaps wss --c" "--clear-refs --count"
@@ -90,6 +90,8 @@ is "pmaps map --a" "--areas"
 is "pmaps map --areas=h" "heap"
 is "pmaps watch --r" "--range"
 is "pmaps watch --ch" "--changed"
+is "pmaps perf --t" "--timeline"
+is "pmaps record -" "--help --output --pid --snapshot-every -h -o -p"
 # Global options before the command, then the command's own.
 is "pmaps --source=module map --p" "--pid-name --png"
 # PIDs, and only PIDs, once a PID is given.
