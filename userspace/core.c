@@ -61,6 +61,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "le.h"
 
 /* struct elf_prpsinfo and elf_prstatus of x86-64 */
 #define PRPSINFO_SIZE		136
@@ -167,21 +168,6 @@ struct core {
 };
 
 enum format { FMT_TEXT, FMT_TSV, FMT_JSON };
-
-static uint16_t le16(const unsigned char *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t le32(const unsigned char *p)
-{
-	return (uint32_t)le16(p) | (uint32_t)le16(p + 2) << 16;
-}
-
-static uint64_t le64(const unsigned char *p)
-{
-	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
-}
 
 static uint64_t min_u64(uint64_t a, uint64_t b)
 {

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "le.h"
 #include "perfdata.h"
 
 #define REC_HDR		8	/* struct perf_event_header */
@@ -32,21 +33,6 @@
 #define ATTR_MMAP_DATA		(1ULL << 17)
 #define ATTR_SAMPLE_ID_ALL	(1ULL << 18)
 #define ATTR_MMAP2		(1ULL << 23)
-
-static uint16_t le16(const unsigned char *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t le32(const unsigned char *p)
-{
-	return (uint32_t)le16(p) | (uint32_t)le16(p + 2) << 16;
-}
-
-static uint64_t le64(const unsigned char *p)
-{
-	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
-}
 
 struct attr {
 	uint64_t sample_type;

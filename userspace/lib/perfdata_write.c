@@ -16,25 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "le.h"
 #include "perfdata.h"
-
-static void set16(unsigned char *p, uint16_t v)
-{
-	p[0] = (unsigned char)v;
-	p[1] = (unsigned char)(v >> 8);
-}
-
-static void set32(unsigned char *p, uint32_t v)
-{
-	set16(p, (uint16_t)v);
-	set16(p + 2, (uint16_t)(v >> 16));
-}
-
-static void set64(unsigned char *p, uint64_t v)
-{
-	set32(p, (uint32_t)v);
-	set32(p + 4, (uint32_t)(v >> 32));
-}
 
 /* n bytes at off; -1 with errno, kept in w->error for finish. */
 static int write_at(struct pmaps_perf_writer *w, uint64_t off,
@@ -67,12 +50,12 @@ static int write_header(struct pmaps_perf_writer *w, uint64_t attrs_at)
 {
 	unsigned char h[PMAPS_PERF_HEADER_SIZE] = "PERFILE2";
 
-	set64(h + 8, PMAPS_PERF_HEADER_SIZE);
-	set64(h + 16, w->attr_len + 16);
-	set64(h + PMAPS_PERF_ATTRS_OFF, attrs_at);
-	set64(h + PMAPS_PERF_ATTRS_OFF + 8, w->attr_len + 16);
-	set64(h + PMAPS_PERF_DATA_OFF, w->data_offset);
-	set64(h + PMAPS_PERF_DATA_OFF + 8, w->data_size);
+	set_le64(h + 8, PMAPS_PERF_HEADER_SIZE);
+	set_le64(h + 16, w->attr_len + 16);
+	set_le64(h + PMAPS_PERF_ATTRS_OFF, attrs_at);
+	set_le64(h + PMAPS_PERF_ATTRS_OFF + 8, w->attr_len + 16);
+	set_le64(h + PMAPS_PERF_DATA_OFF, w->data_offset);
+	set_le64(h + PMAPS_PERF_DATA_OFF + 8, w->data_size);
 	if (w->snaps_len)
 		h[PMAPS_PERF_FEATURES_OFF + PMAPS_PERF_FEAT_SNAPSHOTS / 8] |=
 			1u << (PMAPS_PERF_FEAT_SNAPSHOTS % 8);
@@ -98,9 +81,7 @@ int pmaps_perf_writer_start(struct pmaps_perf_writer *w, int fd,
 		errno = EINVAL;
 		return -1;
 	}
-	st = 0;
-	for (i = 0; i < 8; i++)
-		st |= (uint64_t)a[24 + i] << (8 * i);
+	st = le64(a + 24);	/* sample_type */
 	w->sample_type = st;
 	w->id_size = 8 * (!!(st & PERF_SAMPLE_TID) + !!(st & PERF_SAMPLE_TIME) +
 			  !!(st & PERF_SAMPLE_ID) +
@@ -110,12 +91,12 @@ int pmaps_perf_writer_start(struct pmaps_perf_writer *w, int fd,
 	w->data_offset = (ids_at + 8 * nr_ids + 7) & ~7ULL;
 	if (write_at(w, attrs_at, attr, attr_len))
 		return -1;
-	set64(sec, ids_at);
-	set64(sec + 8, 8 * nr_ids);
+	set_le64(sec, ids_at);
+	set_le64(sec + 8, 8 * nr_ids);
 	if (write_at(w, attrs_at + attr_len, sec, sizeof(sec)))
 		return -1;
 	for (i = 0; i < nr_ids; i++) {
-		set64(id, ids[i]);
+		set_le64(id, ids[i]);
 		if (write_at(w, ids_at + 8 * i, id, sizeof(id)))
 			return -1;
 	}
@@ -151,9 +132,9 @@ static int synthesize(struct pmaps_perf_writer *w, uint32_t type,
 	rec = calloc(1, size);
 	if (!rec)
 		return -1;
-	set32(rec, type);
-	set16(rec + 4, misc);
-	set16(rec + 6, (uint16_t)size);
+	set_le32(rec, type);
+	set_le16(rec + 4, misc);
+	set_le16(rec + 6, (uint16_t)size);
 	memcpy(rec + 8, fixed, n);
 	memcpy(rec + 8 + n, str, slen);
 	ret = pmaps_perf_writer_record(w, rec, size);
@@ -166,8 +147,8 @@ int pmaps_perf_writer_comm(struct pmaps_perf_writer *w, int32_t pid,
 {
 	unsigned char f[8];
 
-	set32(f, (uint32_t)pid);
-	set32(f + 4, (uint32_t)tid);
+	set_le32(f, (uint32_t)pid);
+	set_le32(f + 4, (uint32_t)tid);
 	return synthesize(w, PERF_RECORD_COMM, 0, f, sizeof(f), comm);
 }
 
@@ -177,16 +158,16 @@ int pmaps_perf_writer_mmap2(struct pmaps_perf_writer *w, int32_t pid,
 {
 	unsigned char f[64] = { 0 };
 
-	set32(f, (uint32_t)pid);
-	set32(f + 4, (uint32_t)pid);
-	set64(f + 8, mp->start);
-	set64(f + 16, mp->end - mp->start);
-	set64(f + 24, mp->pgoff);
-	set32(f + 32, mp->maj);
-	set32(f + 36, mp->min);
-	set64(f + 40, mp->ino);
-	set32(f + 56, prot);
-	set32(f + 60, flags);
+	set_le32(f, (uint32_t)pid);
+	set_le32(f + 4, (uint32_t)pid);
+	set_le64(f + 8, mp->start);
+	set_le64(f + 16, mp->end - mp->start);
+	set_le64(f + 24, mp->pgoff);
+	set_le32(f + 32, mp->maj);
+	set_le32(f + 36, mp->min);
+	set_le64(f + 40, mp->ino);
+	set_le32(f + 56, prot);
+	set_le32(f + 60, flags);
 	/* perf's name for anonymous memory */
 	return synthesize(w, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, f,
 			  sizeof(f), mp->name[0] ? mp->name : "//anon");
@@ -206,9 +187,9 @@ int pmaps_perf_writer_snapshot(struct pmaps_perf_writer *w, uint64_t time,
 			     w->snaps_len + 16 + pad, 1))
 		return -1;
 	p = w->snaps + w->snaps_len;
-	set64(p, time);
-	set32(p + 8, (uint32_t)pid);
-	set32(p + 12, (uint32_t)len);
+	set_le64(p, time);
+	set_le32(p + 8, (uint32_t)pid);
+	set_le32(p + 12, (uint32_t)len);
 	memcpy(p + 16, text, len);
 	memset(p + 16 + len, 0, pad - len);
 	w->snaps_len += 16 + pad;
@@ -223,8 +204,8 @@ int pmaps_perf_writer_finish(struct pmaps_perf_writer *w)
 
 	if (w->snaps_len) {
 		/* the table of feature sections: one, for the one bit set */
-		set64(sec, end + sizeof(sec));
-		set64(sec + 8, magic + w->snaps_len);
+		set_le64(sec, end + sizeof(sec));
+		set_le64(sec + 8, magic + w->snaps_len);
 		if (write_at(w, end, sec, sizeof(sec)) ||
 		    write_at(w, end + sizeof(sec), PMAPS_PERF_SNAPSHOT_MAGIC,
 			     magic) ||
