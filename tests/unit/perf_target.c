@@ -7,8 +7,9 @@
  * and a child that execs argv[3], if not "".  It prints what it mapped,
  * one "NAME START END" line each, for the test to find in the records.
  *
- * With argv[4] ("wait"), it waits for a line on stdin once the file is
- * mapped, so that a recorder can attach, and again before it exits.
+ * With argv[4] ("wait"), once the file is mapped it says "ready" and
+ * waits for a line on stdin, so that a recorder can attach, and waits
+ * again before it exits.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -44,8 +45,10 @@ int main(int argc, char **argv)
 					  MAP_PRIVATE, fd, 0);
 	if (data == MAP_FAILED)
 		return 4;
-	if (argc > 4)
+	if (argc > 4) {
+		puts("ready");
 		wait_line();
+	}
 	lib = dlopen(argv[1], RTLD_NOW);
 	fn = lib ? (int (*)(void))dlsym(lib, "pmaps_perf_lib") : NULL;
 	if (!fn || fn() != 42)

@@ -249,6 +249,8 @@ mkfifo "$tmp/in" "$tmp/layout.fifo" "$tmp/rec.fifo"
 	< "$tmp/in" > "$tmp/layout.fifo" &
 tpid=$!
 exec 3> "$tmp/in" 5< "$tmp/layout.fifo"
+# started, and data.bin mapped
+read -r ready <&5
 "$PMAPS" record -o "$tmp/p.data" --snapshot-every 86400000 -p "$tpid" \
 	2> "$tmp/rec.fifo" &
 rpid=$!
@@ -267,7 +269,8 @@ cat <&6 > "$tmp/rec.rest"
 echo done >&3
 exec 3>&- 5<&- 6<&-
 wait "$tpid"
-[ "$rc" = 0 ] && [ "$started" = "pmaps record: recording pid $tpid into $tmp/p.data" ] &&
+[ "$rc" = 0 ] && [ "$ready" = ready ] &&
+	[ "$started" = "pmaps record: recording pid $tpid into $tmp/p.data" ] &&
 	grep -q "^pmaps record: [0-9]* records, 2 snapshots written to $tmp/p.data$" "$tmp/rec.rest"
 [ $? = 0 ] || { echo "# first line: $started"; diag "$tmp/rec.rest"; false; }
 result record_pid_until_interrupted
