@@ -20,6 +20,11 @@ want="qemu-system-x86 busybox-static cpio gzip make gcc libc6-dev valgrind"
 want="$want libncurses-dev tmux bsdutils util-linux file python3"
 # pmaps map --png compresses with zlib.
 want="$want zlib1g-dev"
+# pmaps heap reads libc's debug symbols with elfutils, and its tests
+# read a target with and without them, and one linked with jemalloc.
+want="$want libdw-dev libc6-dbg libjemalloc-dev"
+# The guest's static pmaps links libdw.a, which needs libbz2.a too.
+want="$want libbz2-dev"
 # Building the patched kernel (tests/kernel/build.sh).
 want="$want flex bison bc libelf-dev libssl-dev xz-utils git"
 # checkpatch.pl runs scripts/spdxcheck.py, which needs these.

@@ -73,12 +73,14 @@ compile() {
 	# shellcheck disable=SC2086
 	if "$cc" $cflags $extra -o "$build/$name" \
 		"$top/tests/fuzz/${fuzz_src:-fuzz_parse.c}" \
-		"$top"/userspace/lib/*.c "$@" > "$build/cc-$name.log" 2>&1; then
+		"$top"/userspace/lib/*.c "$@" $libs > "$build/cc-$name.log" 2>&1; then
 		return 0
 	fi
 	sed 's/^/# /' "$build/cc-$name.log"
 	return 1
 }
+# The library reads debug symbols with elfutils (libdw-dev).
+libs="-ldw -lelf"
 parse_ok=1 cli_ok=1 perf_ok=1
 compile fuzz_parse "" || parse_ok=
 compile fuzz_cli -DFUZZ_CLI "$top/userspace/source.c" \

@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The chunk walker (userspace/lib/heap.c) on memory images built chunk by
+ * chunk with glibc 2.36's layout: a main arena whose heap has a chunk on
+ * every kind of list, with main_arena given (as debug symbols give it),
+ * found without it, and not found; a thread arena; and heaps corrupted in
+ * the ways the walker must refuse with a message, not a crash or a loop.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../../userspace/lib/heap.h"
+#include "../guest/tap.h"
+#include "heap_image.h"
+
+#define LIBC_DATA	0x7f0000000000ULL
+#define MAIN_ARENA	(LIBC_DATA + 0x1000)
+#define BRK		0x555555560000ULL
+#define BRK_SIZE	0x21000ULL
+#define THREAD_HEAP	0x7f1004000000ULL
+#define TCACHE_CHUNK	0x290ULL
+
+/* The main heap's chunks, in order (offsets from BRK). */
+enum { TC, A, B, C, D, E, F, G, H, TOP, NR_CH };
+static const uint64_t ch_size[NR_CH] = {
+	[TC] = TCACHE_CHUNK, [A] = 0x20, [B] = 0x20, [C] = 0x20, [D] = 0x30,
+	[E] = 0x100, [F] = 0x30, [G] = 0x500, [H] = 0x30,
+};
+static uint64_t ch_addr[NR_CH];
+
+static struct pmaps_glibc_layout lay;
+
+static uint64_t bin_head(uint64_t arena, unsigned int bin)
+{
+	return arena + lay.ms_bins + 16ULL * (bin - 1) - 16;
+}
+
+/* Every bin of the arena empty: fd and bk at its own head. */
+static void empty_bins(struct img *im, uint64_t arena)
+{
+	unsigned int i;
+
+	for (i = 1; i < 128; i++) {
+		img_put64(im, bin_head(arena, i) + 16, bin_head(arena, i));
+		img_put64(im, bin_head(arena, i) + 24, bin_head(arena, i));
+	}
+}
+
+/* Put chunk p alone on bin of arena. */
+static void bin_one(struct img *im, uint64_t arena, unsigned int bin,
+		    uint64_t p)
+{
+	uint64_t head = bin_head(arena, bin);
+
+	img_put64(im, head + 16, p);
+	img_put64(im, head + 24, p);
+	img_put64(im, p + 16, head);
+	img_put64(im, p + 24, head);
+}
+
+/*
+ * The main heap: a tcache struct with B in bin 0, C in fastbin 0, E in
+ * small bin 16, G in the unsorted bin; A, D, F, H in use; then top.
+ */
+static void build_main(struct img *im, bool libc_named)
+{
+	uint64_t addr = BRK, top_size;
+	unsigned int i;
+
+	img_add(im, BRK, BRK_SIZE, "rw-p", "[heap]");
+	img_add(im, LIBC_DATA, 0x4000, "rw-p",
+		libc_named ? "/usr/lib/x86_64-linux-gnu/libc.so.6" : "");
+	for (i = 0; i < TOP; i++) {
+		ch_addr[i] = addr;
+		addr += ch_size[i];
+	}
+	ch_addr[TOP] = addr;
+	top_size = BRK + BRK_SIZE - addr;
+	for (i = 0; i < NR_CH; i++) {
+		uint64_t size = i == TOP ? top_size : ch_size[i];
+		/* PREV_INUSE: clear after the free chunks E and G */
+		bool prev_free = i > 0 && (i - 1 == E || i - 1 == G);
+
+		img_put64(im, ch_addr[i] + 8, size | (prev_free ? 0 : 1));
+		if (prev_free)
+			img_put64(im, ch_addr[i], ch_size[i - 1]);
+	}
+	/* tcache: counts[0] 1, entries[0] B's user address, next NULL */
+	img_at(im, ch_addr[TC] + 16, 2)[0] = 1;
+	img_put64(im, ch_addr[TC] + 16 + lay.tcache_entries, ch_addr[B] + 16);
+	img_put64(im, ch_addr[B] + 16, (ch_addr[B] + 16) >> 12);
+	/* main_arena */
+	empty_bins(im, MAIN_ARENA);
+	img_put64(im, MAIN_ARENA + lay.ms_top, ch_addr[TOP]);
+	img_put64(im, MAIN_ARENA + lay.ms_next, MAIN_ARENA);
+	img_put64(im, MAIN_ARENA + lay.ms_system_mem, BRK_SIZE);
+	img_put64(im, MAIN_ARENA + lay.ms_fastbins, ch_addr[C]);
+	img_put64(im, ch_addr[C] + 16, (ch_addr[C] + 16) >> 12);
+	bin_one(im, MAIN_ARENA, 16, ch_addr[E]);
+	bin_one(im, MAIN_ARENA, 1, ch_addr[G]);
+}
+
+static int walk(struct img *im, uint64_t main_arena,
+		struct pmaps_heap_report *r, char *err, size_t len)
+{
+	struct pmaps_glibc_layout l = lay;
+
+	l.main_arena = main_arena;
+	memset(r, 0, sizeof(*r));
+	err[0] = '\0';
+	return pmaps_heap_walk(&im->mem, &l, r, err, len);
+}
+
+static bool has_note(const struct pmaps_heap_report *r, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr_notes; i++)
+		if (strstr(r->notes[i], s))
+			return true;
+	return false;
+}
+
+/* The main heap's kinds as expected; fastbin and bins when known. */
+static void check_main(const struct pmaps_heap_report *r, bool lists)
+{
+	static const enum pmaps_chunk_kind known[NR_CH] = {
+		PMAPS_CHUNK_USED, PMAPS_CHUNK_USED, PMAPS_CHUNK_TCACHE,
+		PMAPS_CHUNK_FASTBIN, PMAPS_CHUNK_USED, PMAPS_CHUNK_SMALLBIN,
+		PMAPS_CHUNK_USED, PMAPS_CHUNK_UNSORTED, PMAPS_CHUNK_USED,
+		PMAPS_CHUNK_TOP,
+	};
+	const struct pmaps_heap_seg *h;
+	unsigned int i;
+
+	tap_check(r->nr_arenas >= 1 && r->arenas[0].main &&
+		  r->arenas[0].nr_heaps == 1, "one main arena with one heap");
+	if (!r->nr_arenas || r->arenas[0].nr_heaps != 1)
+		return;
+	h = &r->arenas[0].heaps[0];
+	tap_check(h->nr_chunks == NR_CH, "%zu chunks, expected %d",
+		  h->nr_chunks, NR_CH);
+	for (i = 0; i < NR_CH && i < h->nr_chunks; i++) {
+		enum pmaps_chunk_kind want = known[i];
+
+		if (!lists && want == PMAPS_CHUNK_FASTBIN)
+			want = PMAPS_CHUNK_USED;
+		else if (!lists && (want == PMAPS_CHUNK_SMALLBIN ||
+				    want == PMAPS_CHUNK_UNSORTED))
+			want = PMAPS_CHUNK_FREE;
+		tap_check(h->chunks[i].addr == ch_addr[i] &&
+			  h->chunks[i].kind == want,
+			  "chunk %u: 0x%" PRIx64 " %s, expected 0x%" PRIx64 " %s",
+			  i, h->chunks[i].addr,
+			  pmaps_chunk_kind_name(h->chunks[i].kind), ch_addr[i],
+			  pmaps_chunk_kind_name(want));
+	}
+}
+
+static void test_main_with_symbols(void)
+{
+	struct pmaps_heap_report r;
+	struct img im;
+	char err[512];
+
+	img_init(&im);
+	build_main(&im, true);
+	tap_check(!walk(&im, MAIN_ARENA, &r, err, sizeof(err)),
+		  "walk: %s", err);
+	check_main(&r, true);
+	if (r.nr_arenas) {
+		const struct pmaps_arena_stats *s = &r.arenas[0].stats;
+
+		tap_check(s->tcache == 0x20 && s->fastbins == 0x20 &&
+			  s->bins == 0x600 && s->nr_free == 4 &&
+			  s->largest_free == 0x500 &&
+			  s->heap_size == BRK_SIZE &&
+			  s->used + s->free == BRK_SIZE,
+			  "stats: tcache %" PRIu64 " fastbins %" PRIu64 " bins %" PRIu64 " free chunks %" PRIu64 " largest %" PRIu64,
+			  s->tcache, s->fastbins, s->bins, s->nr_free,
+			  s->largest_free);
+	}
+	pmaps_heap_report_free(&r);
+	img_free(&im);
+	tap_test_done("main_arena_from_symbols");
+}
+
+static void test_main_found_by_top(void)
+{
+	struct pmaps_heap_report r;
+	struct img im;
+	char err[512];
+
+	img_init(&im);
+	build_main(&im, true);
+	tap_check(!walk(&im, 0, &r, err, sizeof(err)), "walk: %s", err);
+	check_main(&r, true);
+	tap_check(r.nr_arenas && r.arenas[0].addr == MAIN_ARENA,
+		  "main_arena found at 0x%" PRIx64,
+		  r.nr_arenas ? r.arenas[0].addr : 0);
+	tap_check(has_note(&r, "main_arena found at"),
+		  "a note says how main_arena was found");
+	pmaps_heap_report_free(&r);
+	img_free(&im);
+	tap_test_done("main_arena_found_by_top");
+}
+
+static void test_main_not_found(void)
+{
+	struct pmaps_heap_report r;
+	struct img im;
+	char err[512];
+
+	img_init(&im);
+	build_main(&im, false);		/* no libc to search */
+	tap_check(!walk(&im, 0, &r, err, sizeof(err)), "walk: %s", err);
+	check_main(&r, false);
+	tap_check(has_note(&r, "fastbin chunks are counted as in use"),
+		  "a note says what could not be known");
+	pmaps_heap_report_free(&r);
+	img_free(&im);
+	tap_test_done("main_arena_not_found_said");
+}
+
+/* A thread arena in its own heap, on the ring with main_arena. */
+static void test_thread_arena(void)
+{
+	uint64_t arena = THREAD_HEAP + lay.heap_info_size;
+	uint64_t first = (arena + lay.ms_size + 15) & ~15ULL;
+	uint64_t used = first + TCACHE_CHUNK, top = used + 0x40;
+	uint64_t size = 0x21000, end = THREAD_HEAP + size;
+	struct pmaps_heap_report r;
+	struct img im;
+	char err[512];
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		img_init(&im);
+		build_main(&im, true);
+		img_add(&im, THREAD_HEAP, size, "rw-p", "");
+		img_put64(&im, THREAD_HEAP, arena);	/* ar_ptr */
+		img_put64(&im, THREAD_HEAP + 16, size);
+		img_put64(&im, THREAD_HEAP + 24, size);
+		empty_bins(&im, arena);
+		img_put64(&im, arena + lay.ms_top, top);
+		img_put64(&im, arena + lay.ms_next, MAIN_ARENA);
+		img_put64(&im, MAIN_ARENA + lay.ms_next, arena);
+		img_put64(&im, first + 8, TCACHE_CHUNK | 5);
+		img_put64(&im, used + 8, 0x40 | 5);
+		img_put64(&im, top + 8, (end - top) | 1);
+		tap_check(!walk(&im, i ? MAIN_ARENA : 0, &r, err, sizeof(err)),
+			  "walk (%s symbols): %s", i ? "with" : "without", err);
+		tap_check(r.nr_arenas == 2 && r.arenas[0].addr == MAIN_ARENA &&
+			  r.arenas[1].addr == arena &&
+			  r.arenas[1].nr_heaps == 1 &&
+			  r.arenas[1].heaps[0].nr_chunks == 4 &&
+			  r.arenas[1].heaps[0].chunks[0].kind ==
+			  PMAPS_CHUNK_HEADER &&
+			  r.arenas[1].heaps[0].chunks[2].kind ==
+			  PMAPS_CHUNK_USED &&
+			  r.arenas[1].heaps[0].chunks[3].kind ==
+			  PMAPS_CHUNK_TOP,
+			  "%s symbols: %zu arenas, expected the main one and 0x%" PRIx64 " with header, tcache, a chunk in use and top",
+			  i ? "with" : "without", r.nr_arenas, arena);
+		pmaps_heap_report_free(&r);
+		img_free(&im);
+	}
+	tap_test_done("thread_arena");
+}
+
+/* Corruption: each must fail with a message naming what was expected. */
+static void test_corrupt(void)
+{
+	static const struct {
+		const char *name, *message;
+	} cases[] = {
+		{ "odd size", "expected a multiple of 16" },
+		{ "fastbin loop", "fastbin 0" },
+		{ "tcache count", "expected its count" },
+		{ "bin bk", "has bk" },
+		{ "top", "without meeting the top chunk" },
+		{ "no heap", "no glibc malloc heap" },
+	};
+	struct pmaps_heap_report r;
+	struct img im;
+	char err[512];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		img_init(&im);
+		build_main(&im, true);
+		switch (i) {
+		case 0:
+			img_put64(&im, ch_addr[D] + 8, 0x38 | 1);
+			break;
+		case 1:		/* C's fd points at C */
+			img_put64(&im, ch_addr[C] + 16,
+				  ((ch_addr[C] + 16) >> 12) ^ ch_addr[C]);
+			break;
+		case 2:
+			img_at(&im, ch_addr[TC] + 16, 2)[0] = 2;
+			break;
+		case 3:
+			img_put64(&im, ch_addr[G] + 24, ch_addr[E]);
+			break;
+		case 4:
+			img_put64(&im, MAIN_ARENA + lay.ms_top,
+				  ch_addr[TOP] + 16);
+			break;
+		case 5:		/* another allocator: no [heap] */
+			strcpy(im.names[0], "[anon: jemalloc]");
+			break;
+		}
+		tap_check(walk(&im, MAIN_ARENA, &r, err, sizeof(err)) == -1 &&
+			  strstr(err, cases[i].message),
+			  "%s: expected an error with \"%s\", got \"%s\"",
+			  cases[i].name, cases[i].message, err);
+		pmaps_heap_report_free(&r);
+		img_free(&im);
+	}
+	tap_test_done("corrupt_heaps_refused");
+}
+
+static void test_units_used(void)
+{
+	struct pmaps_chunk chunks[] = {
+		{ 0x1000, 0x30, PMAPS_CHUNK_USED },
+		{ 0x1030, 0x40, PMAPS_CHUNK_TCACHE },
+		{ 0x1070, 0x90, PMAPS_CHUNK_USED },
+	};
+	struct pmaps_heap_seg h = { 0x1000, 0x1100, chunks, 3 };
+	size_t from = 0;
+	unsigned int a, b;
+
+	a = pmaps_heap_units_used(&h, 0x1000, 8, &from);
+	b = pmaps_heap_units_used(&h, 0x1080, 8, &from);
+	tap_check(a == 4 && b == 8, "units in use: %u and %u, expected 4 and 8",
+		  a, b);
+	tap_test_done("units_used");
+}
+
+static void test_layouts(void)
+{
+	struct pmaps_glibc_layout l;
+
+	/* as gdb's ptype /o shows them for Debian's 2.36 */
+	tap_check(!pmaps_glibc_layout_for(2, 36, &l) && l.ms_fastbins == 16 &&
+		  l.ms_top == 96 && l.ms_bins == 112 && l.ms_next == 2160 &&
+		  l.ms_system_mem == 2184 && l.ms_size == 2200 &&
+		  l.heap_info_size == 48 && l.tcache_struct_size == 640 &&
+		  l.tcache_entries == 128 && l.safe_linking,
+		  "2.36's offsets");
+	tap_check(!pmaps_glibc_layout_for(2, 26, &l) && l.ms_top == 88 &&
+		  l.tcache_count_size == 1 && !l.safe_linking &&
+		  l.heap_info_size == 32, "2.26's offsets");
+	tap_check(pmaps_glibc_layout_for(2, 25, &l) == -1 &&
+		  pmaps_glibc_layout_for(3, 0, &l) == -1,
+		  "versions not known are said to be");
+	tap_test_done("layouts");
+}
+
+int main(void)
+{
+	pmaps_glibc_layout_for(2, 36, &lay);
+	tap_plan(7);
+	test_layouts();
+	test_units_used();
+	test_main_with_symbols();
+	test_main_found_by_top();
+	test_main_not_found();
+	test_thread_arena();
+	test_corrupt();
+	return tap_failed_tests ? 1 : 0;
+}

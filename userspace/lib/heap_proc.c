@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The heaps of a live process (see heap.h): its mappings from
+ * /proc/PID/maps, its memory through process_vm_readv(2), which needs
+ * what /proc/PID/mem needs (PTRACE_MODE_ATTACH: root, or the same user and
+ * ptrace allowed), the glibc version from the banner in its libc, and
+ * the layout from that libc's debug symbols when there are any.
+ *
+ * The process runs on while it is read: a heap that changes under the
+ * reader can look inconsistent, and is then reported like a corrupted one.
+ */
+#define _GNU_SOURCE		/* process_vm_readv */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "heap.h"
+#include "pagemap.h"
+#include "pmaps.h"
+
+/* Bytes of libc searched at a time for its banner. */
+#define SCAN_WINDOW	(256U << 10)
+/* Allocators that take malloc's place, by their libraries' names. */
+static const char *const other_allocators[][2] = {
+	{ "libjemalloc", "jemalloc" },
+	{ "libtcmalloc", "tcmalloc" },
+	{ "libmimalloc", "mimalloc" },
+	{ "libhoard", "Hoard" },
+	{ "ld-musl", "musl" },
+};
+
+struct proc_mem {
+	int pid;
+};
+
+static int proc_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	const struct proc_mem *p = ctx;
+	struct iovec local = { buf, len };
+	struct iovec remote = { (void *)(uintptr_t)addr, len };
+	ssize_t n;
+
+	n = process_vm_readv(p->pid, &local, 1, &remote, 1, 0);
+	if (n < 0)
+		return -1;
+	if ((size_t)n != len) {
+		errno = EIO;
+		return -1;
+	}
+	return 0;
+}
+
+static void free_maps(struct pmaps_heap_mem *mem)
+{
+	size_t i;
+
+	for (i = 0; i < mem->nr_maps; i++)
+		free(mem->maps[i].name);
+	free(mem->maps);
+	mem->maps = NULL;
+	mem->nr_maps = 0;
+}
+
+static int read_maps(int pid, struct pmaps_heap_mem *mem, char *err,
+		     size_t errlen)
+{
+	char path[64], *line = NULL;
+	size_t cap = 0, linecap = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "re");
+	if (!f) {
+		if (errno == ENOENT)
+			snprintf(err, errlen, "no process %d", pid);
+		else
+			snprintf(err, errlen, "%s: %s%s", path,
+				 strerror(errno),
+				 errno == EACCES ? pmaps_denied_hint(path) : "");
+		return -1;
+	}
+	while (getline(&line, &linecap, f) > 0) {
+		struct pmaps_heap_mapping m = { 0 };
+		unsigned long long start, end, off;
+		int name_at = 0;
+		char *nl;
+
+		if (sscanf(line, "%llx-%llx %4s %llx %*s %*s %n", &start, &end,
+			   m.perms, &off, &name_at) < 4 || !name_at) {
+			snprintf(err, errlen, "%s: expected \"START-END PERMS OFFSET DEV INODE [NAME]\", got: %.80s",
+				 path, line);
+			goto fail;
+		}
+		nl = strchr(line + name_at, '\n');
+		if (nl)
+			*nl = '\0';
+		m.start = start;
+		m.end = end;
+		m.offset = off;
+		m.name = strdup(line + name_at);
+		if (!m.name || pmaps_grow_array((void **)&mem->maps, &cap,
+						mem->nr_maps + 1,
+						sizeof(*mem->maps))) {
+			free(m.name);
+			snprintf(err, errlen, "out of memory");
+			goto fail;
+		}
+		mem->maps[mem->nr_maps++] = m;
+	}
+	free(line);
+	fclose(f);
+	if (!mem->nr_maps) {
+		snprintf(err, errlen, "process %d has no memory to read (a kernel thread, or it exited)",
+			 pid);
+		return -1;
+	}
+	return 0;
+fail:
+	free(line);
+	fclose(f);
+	free_maps(mem);
+	return -1;
+}
+
+/* The mapping of libc at file offset 0, or NULL. */
+static const struct pmaps_heap_mapping *libc_map(const struct pmaps_heap_mem *mem)
+{
+	size_t i;
+
+	for (i = 0; i < mem->nr_maps; i++) {
+		const char *base = strrchr(mem->maps[i].name, '/');
+
+		base = base ? base + 1 : "";
+		if ((!strncmp(base, "libc.so", 7) ||
+		     !strncmp(base, "libc-2.", 7)) && !mem->maps[i].offset)
+			return &mem->maps[i];
+	}
+	return NULL;
+}
+
+/*
+ * The version in "... release version 2.36." of libc's banner, in its
+ * read-only mappings.  Returns 0, or -1 when there is none.
+ */
+static int libc_version(const struct pmaps_heap_mem *mem, const char *libc,
+			int *major, int *minor)
+{
+	static const char key[] = "release version ";
+	size_t i, keylen = sizeof(key) - 1;
+	char *buf = malloc(SCAN_WINDOW);
+	int ret = -1;
+
+	if (!buf)
+		return -1;
+	for (i = 0; i < mem->nr_maps && ret; i++) {
+		const struct pmaps_heap_mapping *m = &mem->maps[i];
+		uint64_t addr;
+
+		if (strcmp(m->name, libc) || m->perms[0] != 'r')
+			continue;
+		/* windows overlap by the key and a version's length */
+		for (addr = m->start; addr < m->end && ret;
+		     addr += SCAN_WINDOW - 64) {
+			size_t len = m->end - addr < SCAN_WINDOW ?
+				     (size_t)(m->end - addr) : SCAN_WINDOW;
+			char *p = buf, *end = buf + len;
+
+			if (mem->read(mem->ctx, addr, buf, len))
+				break;
+			while ((p = memchr(p, 'r', (size_t)(end - p))) &&
+			       (size_t)(end - p) > keylen + 8) {
+				if (!memcmp(p, key, keylen) &&
+				    sscanf(p + keylen, "%d.%d", major,
+					   minor) == 2) {
+					ret = 0;
+					break;
+				}
+				p++;
+			}
+			if (len < SCAN_WINDOW)
+				break;
+		}
+	}
+	free(buf);
+	return ret;
+}
+
+/* The name of another allocator pid maps, or NULL; *path its library. */
+static const char *other_allocator(const struct pmaps_heap_mem *mem,
+				   const char **path)
+{
+	size_t i, k;
+
+	for (i = 0; i < mem->nr_maps; i++)
+		for (k = 0; k < sizeof(other_allocators) /
+				sizeof(other_allocators[0]); k++)
+			if (strstr(mem->maps[i].name, other_allocators[k][0])) {
+				*path = mem->maps[i].name;
+				return other_allocators[k][1];
+			}
+	return NULL;
+}
+
+/* mp_'s fields from the target, at mp (its address there). */
+static int read_mp(struct pmaps_heap_mem *mem, uint64_t mp,
+		   const struct pmaps_glibc_symbols *syms,
+		   struct pmaps_glibc_layout *lay)
+{
+	int32_t n_mmaps;
+
+	if (!mp || !syms->mp_fields ||
+	    mem->read(mem->ctx, mp + syms->mp_sbrk_base, &lay->sbrk_base, 8) ||
+	    mem->read(mem->ctx, mp + syms->mp_mmapped_mem, &lay->mmapped_mem,
+		      8) ||
+	    mem->read(mem->ctx, mp + syms->mp_n_mmaps, &n_mmaps, 4))
+		return -1;
+	lay->n_mmaps = n_mmaps;
+	lay->have_mp = true;
+	return 0;
+}
+
+int pmaps_heap_read_pid(int pid, const char *debug_dir,
+			struct pmaps_heap_report *out, char *err,
+			size_t errlen)
+{
+	struct proc_mem pm = { pid };
+	struct pmaps_heap_mem mem = { .read = proc_read, .ctx = &pm };
+	const struct pmaps_heap_mapping *libc;
+	struct pmaps_glibc_layout lay;
+	struct pmaps_glibc_symbols syms;
+	const char *other, *other_path = NULL;
+	char why[1100], path[4200], walk_err[PMAPS_HEAP_MSG];
+	int major, minor;
+	uint64_t probe;
+
+	memset(out, 0, sizeof(*out));
+	if (read_maps(pid, &mem, err, errlen))
+		return 1;
+	/* a first read says whether we may read at all */
+	if (proc_read(&pm, mem.maps[0].start, &probe, sizeof(probe)) &&
+	    (errno == EPERM || errno == ESRCH)) {
+		snprintf(err, errlen, "cannot read the memory of process %d: %s%s",
+			 pid, strerror(errno),
+			 errno == EPERM ? " (needs root, or ptrace access to the process, as /proc/PID/mem does)" : "");
+		goto fail;
+	}
+	other = other_allocator(&mem, &other_path);
+	libc = libc_map(&mem);
+	if (!libc) {
+		if (other)
+			snprintf(err, errlen, "process %d uses %s (%s), not glibc: no glibc heap to show",
+				 pid, other, other_path);
+		else
+			snprintf(err, errlen, "process %d maps no libc.so.6: not glibc, or linked statically, which pmaps heap cannot read",
+				 pid);
+		goto fail;
+	}
+	if (libc_version(&mem, libc->name, &major, &minor)) {
+		snprintf(err, errlen, "%s in process %d: no \"release version\" banner: not a glibc pmaps heap knows",
+			 libc->name, pid);
+		goto fail;
+	}
+	snprintf(out->version, sizeof(out->version), "%d.%d", major, minor);
+	if (pmaps_glibc_layout_for(major, minor, &lay))
+		pmaps_heap_note(out, "glibc %d.%d: pmaps knows the malloc of 2.26 to 2.41%s",
+				major, minor, major == 2 && minor < 26 ?
+				"; before 2.26 there is no tcache" :
+				"; the layout of the newest is assumed unless debug symbols say otherwise");
+	snprintf(path, sizeof(path), "/proc/%d/root%s", pid, libc->name);
+	if (!pmaps_glibc_debuginfo(path, debug_dir, &lay, &syms, why,
+				   sizeof(why))) {
+		uint64_t base = libc->start;
+
+		lay.main_arena = base + syms.main_arena;
+		if (read_mp(&mem, syms.mp ? base + syms.mp : 0, &syms, &lay))
+			pmaps_heap_note(out, "%s: mp_ not read: the chunks served by mmap are not checked against its count",
+					syms.debug_file);
+		snprintf(out->layout_from, sizeof(out->layout_from),
+			 "debug symbols (%s)", syms.debug_file);
+	} else {
+		snprintf(out->layout_from, sizeof(out->layout_from),
+			 "glibc %d.%d's, from the heaps (%s)", major, minor,
+			 why);
+	}
+	if (pmaps_heap_walk(&mem, &lay, out, walk_err, sizeof(walk_err))) {
+		if (other)
+			snprintf(err, errlen, "process %d allocates with %s (%s), not glibc's malloc: %s",
+				 pid, other, other_path, walk_err);
+		else
+			snprintf(err, errlen, "process %d: %s", pid, walk_err);
+		goto fail;
+	}
+	if (other)
+		pmaps_heap_note(out, "the process also maps %s (%s): what it allocates is not shown",
+				other, other_path);
+	free_maps(&mem);
+	return 0;
+fail:
+	pmaps_heap_report_free(out);
+	free_maps(&mem);
+	return 1;
+}
