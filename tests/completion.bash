@@ -72,13 +72,14 @@ sleep 60 &
 child=$!
 trap 'kill $child 2>/dev/null' EXIT
 
-echo "1..25"
+echo "1..26"
 # The command words, alone or among PIDs.
 is "pmaps w" "watch wss"
 is "pmaps c" "core"
+is "pmaps heap --d" "--debug-dir"
 has "pmaps " help
 has "pmaps " "$child"
-is "pmaps help " "core diff map perf record top watch wss"
+is "pmaps help " "core diff heap map perf record top watch wss"
 # Options: pmaps's own, and each command's.
 is "pmaps --su" "--summary"
 is "pmaps wss --c" "--clear-refs --count"

@@ -17,6 +17,7 @@ int pmaps_cmd_top(int argc, char **argv);	/* top.c */
 int pmaps_cmd_wss(int argc, char **argv);	/* wss.c */
 int pmaps_cmd_diff(int argc, char **argv);	/* diff.c */
 int pmaps_cmd_core(int argc, char **argv);	/* core.c */
+int pmaps_cmd_heap(int argc, char **argv);	/* heap.c */
 int pmaps_cmd_perf(int argc, char **argv);	/* perf.c */
 int pmaps_cmd_record(int argc, char **argv);	/* record.c */
 

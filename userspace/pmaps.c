@@ -72,6 +72,7 @@ static const char usage_text[] =
 "  wss PID               working-set size: pages accessed in an interval\n"
 "  diff A B              compare two saved snapshots\n"
 "  core FILE             the mappings recorded in a core dump\n"
+"  heap PID              the glibc malloc heaps, chunk by chunk\n"
 "  perf [-i FILE]        the mappings perf recorded in perf.data, over time\n"
 "  record -- CMD|-p PID  record mmaps into perf.data, as perf record does\n"
 "  help [COMMAND]        this help, or COMMAND's\n"
@@ -617,6 +618,7 @@ static const struct command {
 	{ "wss",	pmaps_cmd_wss },
 	{ "diff",	pmaps_cmd_diff },
 	{ "core",	pmaps_cmd_core },
+	{ "heap",	pmaps_cmd_heap },
 	{ "perf",	pmaps_cmd_perf },
 	{ "record",	pmaps_cmd_record },
 };

@@ -1,0 +1,276 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# pmaps heap, TAP: heap_target.c's known malloc/free pattern in the main
+# arena and two thread arenas must show in --chunks to the chunk, and the
+# map and the summary must be what those chunks make; the same with the
+# C library's debug symbols (libc6-dbg) and without them (an empty
+# --debug-dir, and PMAPS_DEBUG_DIR).  A target linked with jemalloc and a
+# corrupted heap are refused with a message and status 1.  Needs root, or
+# ptrace access to its own children.  PMAPS names the binary; CC builds
+# the targets.
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/tap.sh"
+
+pids=
+cleanup() {
+	for p in $pids; do
+		kill -KILL "$p" 2> /dev/null
+		wait "$p" 2> /dev/null
+	done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' HUP INT TERM
+
+usage_hint="Try 'pmaps heap --help' for more information."
+mkdir "$tmp/empty"
+mkfifo "$tmp/fifo"
+
+# start PROG [ARG...]: run $tmp/PROG, read what it writes until it closes
+# stdout (no sleep: the end of file is the signal) into $tmp/layout, and
+# set $pid.
+start() {
+	start_prog=$1
+	shift
+	"$tmp/$start_prog" "$@" > "$tmp/fifo" &
+	pid=$!
+	pids="$pids $pid"
+	cat "$tmp/fifo" > "$tmp/layout"
+}
+
+# ---- the target ----
+
+if ! ${CC:-cc} -O2 -pthread -o "$tmp/heap_target" "$here/heap_target.c" \
+	2> "$tmp/err"; then
+	diag "$tmp/err"
+	not_ok heap_target_builds
+	tap_done
+	exit
+fi
+start heap_target
+[ -s "$tmp/layout" ] && alive "$pid"
+result heap_target_writes_its_chunks
+
+# chunks_match NAME: every chunk of the layout is in $tmp/out (--chunks)
+# with its size and state, and the mmap'ed one among those served by mmap.
+chunks_match() {
+	sed 's/^ *//' "$tmp/out" | awk '
+		NR == FNR {
+			if ($1 == "mmap") mm[$2] = $3
+			else want[$1] = $2 " " $3
+			next
+		}
+		/^chunks served by mmap/ { in_mm = 1; next }
+		in_mm { got_mm[$1] = $2; next }
+		{ got[$1] = $2 " " $3 }
+		END {
+			for (a in want) {
+				n++
+				if (want[a] != got[a]) {
+					bad++
+					if (bad < 10) print "# " a ": " got[a] ", expected " want[a]
+				}
+			}
+			for (a in mm)
+				if (got_mm[a] != mm[a]) {
+					bad++
+					print "# mmap " a ": " got_mm[a] ", expected " mm[a]
+				}
+			print "# " n " chunks of the target checked"
+			exit bad > 0
+		}' "$tmp/layout" -
+}
+
+run "$PMAPS" heap --chunks "$pid"
+[ "$rc" = 0 ] && chunks_match && cp "$tmp/out" "$tmp/chunks_dbg"
+result chunks_match_the_target
+
+grep -q "layout from debug symbols (/usr/lib/debug/.build-id/" "$tmp/out" &&
+	! grep -q '^note: main_arena' "$tmp/out"
+result layout_from_debug_symbols
+
+run "$PMAPS" heap --chunks --debug-dir "$tmp/empty" "$pid"
+[ "$rc" = 0 ] && chunks_match &&
+	grep -q "from the heaps (no debug symbols: $tmp/empty/.build-id/" \
+		"$tmp/out" &&
+	grep -q '^note: main_arena found at 0x[0-9a-f]* by the ring of arenas' \
+		"$tmp/out" &&
+	grep -q '^note: chunks served by mmap are found by their headers' \
+		"$tmp/out"
+result chunks_match_without_debug_symbols
+
+# PMAPS_DEBUG_DIR does what --debug-dir does; the chunks are the same.
+PMAPS_DEBUG_DIR=$tmp/empty run "$PMAPS" heap --chunks "$pid"
+[ "$rc" = 0 ] && sed 1d "$tmp/out" > "$tmp/a" &&
+	"$PMAPS" heap --chunks --debug-dir "$tmp/empty" "$pid" | sed 1d > "$tmp/b" &&
+	cmp -s "$tmp/a" "$tmp/b" && grep -v '^note' "$tmp/a" > "$tmp/a2" &&
+	grep -v '^note' "$tmp/chunks_dbg" | sed 1d > "$tmp/b2" &&
+	cmp -s "$tmp/a2" "$tmp/b2"
+result debug_dir_from_environment
+
+grep -q "^glibc\|glibc [0-9]*\.[0-9]*, layout" "$tmp/chunks_dbg"
+result glibc_version_shown
+
+# The summary is the sum of the chunks, per arena.
+run "$PMAPS" heap --summary "$pid"
+awk '
+	/^(main arena|arena) / { a = $0; order[++na] = a; next }
+	/^heap / { split(substr($2, 3), r, "-0x"); hs[a] += hex(r[2]) - hex(r[1]); nh[a]++; next }
+	/^chunks served/ { exit }
+	/^ / {
+		s = $2; k = $3
+		if (k == "used" || k == "header" || k == "fence") { used[a] += s; next }
+		free[a] += s
+		if (k == "top") { top[a] += s; next }
+		nf[a]++
+		if (s > big[a]) big[a] = s
+		if (k == "tcache") tc[a] += s
+		else if (k == "fastbin") fb[a] += s
+		else if (k == "free") un[a] += s
+		else bins[a] += s
+	}
+	function hex(x,   i, v) {
+		v = 0
+		for (i = 1; i <= length(x); i++)
+			v = v * 16 + index("0123456789abcdef", substr(x, i, 1)) - 1
+		return v
+	}
+	END {
+		for (i = 1; i <= na; i++) {
+			a = order[i]
+			printf "%s %d %d %d %d %d %d %d %d %d %d\n", a, nh[a], hs[a],
+				used[a], free[a], nf[a], big[a], top[a], tc[a],
+				fb[a], bins[a]
+		}
+	}' "$tmp/chunks_dbg" > "$tmp/want_summary"
+sed -n '/^Arena/,/^chunks served/p' "$tmp/out" | sed '1d;$d' |
+	sed 's/  */ /g' > "$tmp/got_summary"
+[ "$rc" = 0 ] && [ "$(wc -l < "$tmp/got_summary")" = 3 ] &&
+	cmp -s "$tmp/want_summary" "$tmp/got_summary"
+result summary_is_the_sum_of_the_chunks
+cmp -s "$tmp/want_summary" "$tmp/got_summary" ||
+	diff "$tmp/want_summary" "$tmp/got_summary" | diag
+
+# The map without colour: a character per 128 bytes, the units in use.
+run "$PMAPS" heap --color=never -w 100 "$pid"
+awk '
+	/^heap / {
+		split(substr($2, 3), r, "-0x"); start = hex(r[1]); end = hex(r[2])
+		cells = int((end - start + 127) / 128)
+		for (i = 0; i < cells; i++) u[i] = 0
+		printf "%s", (nheap++ ? "\n" : "")
+		next
+	}
+	/^chunks served/ { flush(); exit }
+	/^ / {
+		s = $2; k = $3; addr = hex($1)
+		if (k == "used" || k == "header" || k == "fence")
+			for (x = addr; x < addr + s; x += 16)
+				u[int((x - start) / 128)]++
+		last = addr + s
+		if (last >= end) flush()
+	}
+	function flush(   i, c) {
+		if (!cells) return
+		for (i = 0; i < cells; i++) {
+			c = u[i]
+			printf "%s", c == 0 ? "." : c == 8 ? "#" : c
+		}
+		cells = 0
+	}
+	function hex(x,   i, v) {
+		v = 0
+		for (i = 1; i <= length(x); i++)
+			v = v * 16 + index("0123456789abcdef", substr(x, i, 1)) - 1
+		return v
+	}
+	END { print "" }' "$tmp/chunks_dbg" > "$tmp/want_map"
+awk '/^heap / { printf "%s", (n++ ? "\n" : ""); next }
+	/^chunks served/ { exit }
+	/^  [0-9a-f]+ / { printf "%s", $2 }
+	END { print "" }' "$tmp/out" > "$tmp/got_map"
+[ "$rc" = 0 ] && [ -s "$tmp/want_map" ] && cmp -s "$tmp/want_map" "$tmp/got_map" &&
+	grep -q "^legend: a character is a cell of 8 units of 16 bytes" "$tmp/out"
+result map_is_drawn_from_the_chunks
+cmp -s "$tmp/want_map" "$tmp/got_map" || { wc -c "$tmp/want_map" "$tmp/got_map"; cmp "$tmp/want_map" "$tmp/got_map"; } | diag
+
+run "$PMAPS" heap --color=always -w 100 "$pid"
+[ "$rc" = 0 ] && grep -q "${esc}\[38;5;255m${esc}\[48;5;255m" "$tmp/out" &&
+	grep -q "${esc}\[48;5;232m  ${esc}\[0m0 " "$tmp/out"
+result map_in_grey_levels
+
+run "$PMAPS" heap --json "$pid"
+if command -v python3 > /dev/null; then
+	[ "$rc" = 0 ] && python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema"] == "pmaps-heap/1" and d["glibc"]
+n = sum(len(h["chunks"]) for a in d["arenas"] for h in a["heaps"])
+want = sum(1 for l in open(sys.argv[2]) if l.startswith("  "))
+assert n + len(d["mmapped"]) == want, (n, want)
+assert len(d["arenas"]) == 3 and d["arenas"][0]["main"]
+' "$tmp/out" "$tmp/chunks_dbg" 2> "$tmp/err"
+	result json_holds_every_chunk
+else
+	lacks python3 json_holds_every_chunk
+fi
+
+# ---- what pmaps heap refuses ----
+
+start heap_target corrupt
+run "$PMAPS" heap --summary "$pid"
+[ "$rc" = 1 ] && [ ! -s "$tmp/out" ] &&
+	grep -q "^pmaps heap: process $pid: chunk at 0x[0-9a-f]* in heap 0x[0-9a-f]*-0x[0-9a-f]*: size field 0x1239, expected a multiple of 16" "$tmp/err"
+result corrupted_heap_refused
+
+cat > "$tmp/jemalloc_target.c" << 'EOF'
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+int main(void)
+{
+	int i;
+
+	for (i = 0; i < 100; i++)
+		memset(malloc(100 + i), 1, 100);
+	if (write(1, "ok\n", 3) != 3 || close(1))
+		return 1;
+	pause();
+	return 0;
+}
+EOF
+if ${CC:-cc} -O2 -o "$tmp/jemalloc_target" "$tmp/jemalloc_target.c" \
+	-ljemalloc 2> "$tmp/err"; then
+	start jemalloc_target
+	run "$PMAPS" heap "$pid"
+	[ "$rc" = 1 ] && [ ! -s "$tmp/out" ] &&
+		grep -q "^pmaps heap: process $pid allocates with jemalloc (/.*libjemalloc.so.2), not glibc's malloc: " "$tmp/err"
+	result other_allocator_refused
+else
+	lacks "libjemalloc-dev" other_allocator_refused
+fi
+
+# ---- usage ----
+
+run "$PMAPS" heap
+expect_text no_pid 2 "" "pmaps heap: expected a PID
+$usage_hint"
+run "$PMAPS" heap --summary --json 1
+expect_text two_views 2 "" "pmaps heap: --summary and --json: expected at most one view
+$usage_hint"
+run "$PMAPS" heap 1x
+expect_text bad_pid 2 "" "pmaps heap: expected a PID, got '1x'
+$usage_hint"
+run "$PMAPS" heap 999999999
+expect_text no_process 1 "" "pmaps heap: no process 999999999"
+run "$PMAPS" heap --help
+cp "$tmp/out" "$tmp/help"
+run "$PMAPS" help heap
+[ "$rc" = 0 ] && cmp -s "$tmp/out" "$tmp/help" &&
+	grep -q '^Usage: pmaps heap \[OPTION\]... PID$' "$tmp/out"
+result help_heap
+
+tap_done
