@@ -1,15 +1,15 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Fuzz pmaps with libFuzzer for FUZZ_SECONDS (default 30), then fuzz_perf
-# for a third as long again, and print TAP:
+# Fuzz pmaps with libFuzzer for FUZZ_SECONDS (default 30), a quarter of it
+# for each fuzzer, and print TAP:
 #   -  every saved crash in tests/unit/fixtures/fuzz-regressions/ now passes
 #      (only when there are any)
-#   -  fuzz_parse (the parser alone, fast) found nothing in half the time
+#   -  fuzz_parse (the parser alone, fast) found nothing
 #   -  fuzz_cli (parser, pmaps_print_text, filters and every view: the same
-#      source built with -DFUZZ_CLI) found nothing in the other half
-#   -  fuzz_perf (the perf.data reader and its replay) found nothing in a
-#      third more
-# All three start from tests/fuzz/corpus/ and the unit fixtures.  A new crash is
+#      source built with -DFUZZ_CLI) found nothing
+#   -  fuzz_heap (the malloc chunk walker on memory images) found nothing
+#   -  fuzz_perf (the perf.data reader and its replay) found nothing
+# All start from tests/fuzz/corpus/ and the unit fixtures.  A new crash is
 # copied into tests/unit/fixtures/fuzz-regressions/, so it stays a
 # regression test after this run's scratch files are gone.
 #
@@ -59,20 +59,21 @@ if ! probe; then
 fi
 rm -f "$build/probe" "$build/probe.c"
 
-# Test 1 replays the saved crashes, when there are any; then the two
+# Test 1 replays the saved crashes, when there are any; then the four
 # fuzzers.
 saved=$(find "$regress" -type f 2>/dev/null | sort)
-echo "1..$((${saved:+1} + 3))"
+echo "1..$((${saved:+1} + 4))"
 status=0
 n=0
 
-# compile NAME EXTRA_FLAGS FILES...: $build/NAME, or a "not ok" and false.
+# compile NAME EXTRA_FLAGS FILES...: $build/NAME from fuzz_parse.c (or
+# $src), or a "not ok" and false.
 compile() {
 	name=$1 extra=$2
 	shift 2
 	# shellcheck disable=SC2086
 	if "$cc" $cflags $extra -o "$build/$name" \
-		"$top/tests/fuzz/${fuzz_src:-fuzz_parse.c}" \
+		"${src:-$top/tests/fuzz/fuzz_parse.c}" \
 		"$top"/userspace/lib/*.c "$@" $libs > "$build/cc-$name.log" 2>&1; then
 		return 0
 	fi
@@ -81,20 +82,19 @@ compile() {
 }
 # The library reads debug symbols with elfutils (libdw-dev).
 libs="-ldw -lelf"
-parse_ok=1 cli_ok=1 perf_ok=1
+parse_ok=1 cli_ok=1 heap_ok=1 perf_ok=1
 compile fuzz_parse "" || parse_ok=
 compile fuzz_cli -DFUZZ_CLI "$top/userspace/source.c" \
 	"$top/userspace/filter.c" "$top/userspace/view.c" || cli_ok=
-fuzz_src=fuzz_perf.c
-compile fuzz_perf "" || perf_ok=
-fuzz_src=
+src=$top/tests/fuzz/fuzz_heap.c compile fuzz_heap "" || heap_ok=
+src=$top/tests/fuzz/fuzz_perf.c compile fuzz_perf "" || perf_ok=
 
 # Replay the known crashes; libFuzzer runs file arguments once each.
 if [ -n "$saved" ]; then
 	n=$((n + 1))
 	bad=
 	for bin in ${parse_ok:+fuzz_parse} ${cli_ok:+fuzz_cli} \
-	    ${perf_ok:+fuzz_perf}; do
+		${heap_ok:+fuzz_heap} ${perf_ok:+fuzz_perf}; do
 		echo "$saved" | xargs "$build/$bin" > "$build/replay-$bin.log" \
 			2>&1 && continue
 		grep -E 'ERROR|check failed|Running:' "$build/replay-$bin.log" |
@@ -149,29 +149,24 @@ fuzz() {
 	fi
 }
 
-half=$(( (seconds + 1) / 2 ))
-if [ -n "$parse_ok" ]; then
-	fuzz fuzz_parse "$half"
-else
-	n=$((n + 1))
-	echo "not ok $n fuzz_parse builds"
-	status=1
-fi
-if [ -n "$cli_ok" ]; then
-	fuzz fuzz_cli "$half"
-else
-	n=$((n + 1))
-	echo "not ok $n fuzz_cli builds (userspace/source.c, filter.c, view.c)"
-	status=1
-fi
+# fuzz_built BUILT NAME SECONDS WHAT: fuzz NAME when it was built (BUILT
+# not empty), else a "not ok" naming WHAT it is built from.
+fuzz_built() {
+	if [ -n "$1" ]; then
+		fuzz "$2" "$3"
+	else
+		n=$((n + 1))
+		echo "not ok $n $2 builds$4"
+		status=1
+	fi
+}
 
-if [ -n "$perf_ok" ]; then
-	fuzz fuzz_perf "$(( (seconds + 2) / 3 ))"
-else
-	n=$((n + 1))
-	echo "not ok $n fuzz_perf builds"
-	status=1
-fi
+quarter=$(( (seconds + 3) / 4 ))
+fuzz_built "$parse_ok" fuzz_parse "$quarter" ""
+fuzz_built "$cli_ok" fuzz_cli "$quarter" \
+	" (userspace/source.c, filter.c, view.c)"
+fuzz_built "$heap_ok" fuzz_heap "$quarter" ""
+fuzz_built "$perf_ok" fuzz_perf "$quarter" ""
 
 if [ -n "$merge" ]; then
 	# Rebuild the corpus small: the unit fixtures under their own names,
