@@ -9,6 +9,7 @@
 # make deb             the Debian packages pmaps and pmaps-ext-dkms, in
 #                      build/deb (tests/deb.sh installs and checks them)
 # make check           the whole suite: host tests and QEMU guests
+# make check-busy      the host suites with every CPU busy (stress-ng)
 # make demo            boot a guest, load the module, show a demo process
 # make kernel-check    apply patches/, build, boot and check the kernels
 # make style           checkpatch.pl -f (from the newest linux-source-7.N) on module/
@@ -22,7 +23,8 @@ KDIR ?= /lib/modules/$(shell uname -r)/build
 MOUNT_POINT := /proc/pmaps_ext
 
 .PHONY: all modules clean load unload check demo style modules_install \
-	pmaps install kernel-check fuzz bench bench-host have-kdir deb
+	pmaps install kernel-check fuzz bench bench-host have-kdir deb \
+	check-busy
 
 all: modules
 
@@ -79,6 +81,9 @@ unload:
 
 check:
 	tests/check.sh
+
+check-busy:
+	tests/busy.sh
 
 # dpkg-buildpackage builds in the tree it is given and writes the packages
 # next to it, so it gets a copy: build/deb/pmaps-ext-VERSION, with the
