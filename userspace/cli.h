@@ -174,6 +174,11 @@ struct pmaps_view_opts {
 	/* --range START,END: PMAPS_VIEW_PAGES shows only [lo, hi) */
 	bool has_range;
 	unsigned long long lo, hi;
+	/*
+	 * --cgroup: the group's directory.  The default view and --summary
+	 * end with the group's totals, a row per process and one for all.
+	 */
+	const char *group;
 };
 
 /* --color[=WHEN] of pmaps and of every command that colours. */

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "cli.h"
 #include "commands.h"
 
@@ -35,12 +36,14 @@ enum {
 	OPT_TSV,
 	OPT_TOTALS,
 	OPT_VERSION,
+	OPT_CGROUP,
 };
 
 static const struct option long_options[] = {
 	{ "source",	required_argument, NULL, OPT_SOURCE },
 	{ "pid-name",	required_argument, NULL, 'p' },
 	{ "file",	required_argument, NULL, 'f' },
+	{ "cgroup",	required_argument, NULL, OPT_CGROUP },
 	{ "color",	optional_argument, NULL, OPT_COLOR },
 	{ "decode",	no_argument,	   NULL, 'd' },
 	{ "summary",	no_argument,	   NULL, OPT_SUMMARY },
@@ -59,7 +62,7 @@ static const struct option long_options[] = {
 
 static const char usage_text[] =
 "Usage: pmaps [OPTION]... PID...\n"
-"       pmaps [OPTION]... -p NAME | -f FILE\n"
+"       pmaps [OPTION]... -p NAME | -f FILE | --cgroup PATH\n"
 "       pmaps [OPTION]... COMMAND [OPTION]... ARG...\n"
 "       pmaps help [COMMAND]\n"
 "Show which pages of each process are resident and in what state.\n"
@@ -73,6 +76,7 @@ static const char usage_text[] =
 "  diff A B              compare two saved snapshots\n"
 "  core FILE             the mappings recorded in a core dump\n"
 "  heap PID              the glibc malloc heaps, chunk by chunk\n"
+"  export PID|--cgroup P OpenMetrics text, for Prometheus\n"
 "  perf [-i FILE]        the mappings perf recorded in perf.data, over time\n"
 "  record -- CMD|-p PID  record mmaps into perf.data, as perf record does\n"
 "  help [COMMAND]        this help, or COMMAND's\n"
@@ -82,6 +86,10 @@ static const char usage_text[] =
 "  -p, --pid-name NAME   every process whose name (comm or argv[0] basename)\n"
 "                        is NAME; may be repeated\n"
 "  -f, --file FILE       a saved pmaps document, - for stdin; may be repeated\n"
+"      --cgroup PATH     every process in cgroup PATH and the cgroups below\n"
+"                        it (relative to the cgroup2 mount, /sys/fs/cgroup);\n"
+"                        the default view and --summary end with the\n"
+"                        group's totals; one that ends meanwhile is skipped\n"
 "      --source=SOURCE   where to read processes from: kernel (/proc/PID/pmaps),\n"
 "                        module (/proc/pmaps_ext/PID), pagemap (page state\n"
 "                        as root only), file (PID arguments are files), or\n"
@@ -113,7 +121,7 @@ PMAPS_FILTER_HELP
 "Exit status: 0 if all went well, 1 if a process or file could not be\n"
 "read, 2 for malformed input or bad usage.\n";
 
-enum target_kind { TARGET_PID, TARGET_NAME, TARGET_FILE };
+enum target_kind { TARGET_PID, TARGET_NAME, TARGET_FILE, TARGET_CGROUP };
 
 struct target {
 	enum target_kind kind;
@@ -130,6 +138,7 @@ struct options {
 	struct pmaps_filter filter;
 	struct target *targets;
 	size_t nr_targets;
+	char cgroup_dir[4096];	/* --cgroup PATH, resolved */
 };
 
 struct run {
@@ -373,6 +382,12 @@ static enum pmaps_status parse_option(struct options *o, int opt,
 		return add_target(o, TARGET_NAME, arg);
 	case 'f':
 		return add_target(o, TARGET_FILE, arg);
+	case OPT_CGROUP:
+		if (o->view.group)
+			return usage_error("--cgroup %s and --cgroup %s cannot be combined: one group at a time",
+					   o->view.group, arg);
+		o->view.group = arg;	/* resolved once all options are in */
+		return add_target(o, TARGET_CGROUP, arg);
 	case OPT_COLOR:
 		if (pmaps_color_parse(arg, &o->color))
 			return usage_error("--color: expected auto, always or never, got '%s'",
@@ -489,12 +504,28 @@ static enum pmaps_status parse_args(int argc, char **argv, struct options *o,
 	if (st)
 		return st;
 	if (!o->nr_targets)
-		return usage_error("expected a PID, -p NAME or -f FILE");
+		return usage_error("expected a PID, -p NAME, -f FILE or --cgroup PATH");
 	for (t = 0; t < o->nr_targets; t++)
 		if (o->source == PMAPS_SRC_FILE &&
 		    o->targets[t].kind == TARGET_NAME)
 			return usage_error("--source=file reads files, not processes named %s",
 					   o->targets[t].arg);
+	if (o->view.group) {
+		char err[4400];
+
+		/* the group's totals are of the group alone */
+		if (o->nr_targets > 1)
+			return usage_error("--cgroup and other targets cannot be combined: the group's totals would not be the group's");
+		if (o->source == PMAPS_SRC_FILE)
+			return usage_error("--source=file reads files, not cgroup %s",
+					   o->view.group);
+		if (pmaps_cgroup_dir(o->view.group, o->cgroup_dir,
+				     sizeof(o->cgroup_dir), err, sizeof(err))) {
+			fprintf(stderr, "%s\n", err);
+			return PMAPS_ERR_TARGET;
+		}
+		o->view.group = o->cgroup_dir;
+	}
 	return PMAPS_OK;
 }
 
@@ -519,8 +550,9 @@ static struct pmaps_doc *new_doc(struct run *run)
 	return &run->docs[run->nr_docs];
 }
 
+/* member: a process of --cgroup, which may end before it is read */
 static void load_one(struct run *run, const struct options *o,
-		     const char *file, int pid)
+		     const char *file, int pid, bool member)
 {
 	char err[4096];
 	struct pmaps_doc *doc = new_doc(run);
@@ -536,13 +568,33 @@ static void load_one(struct run *run, const struct options *o,
 	else
 		st = pmaps_load_pid(pid, o->source, doc, err, sizeof(err));
 	if (st) {
-		fprintf(stderr, "%s\n", err);
-		note_status(run, st);
+		/* a group changes while it is read: no error */
+		if (!(member && st == PMAPS_ERR_TARGET && pmaps_pid_gone(pid))) {
+			fprintf(stderr, "%s\n", err);
+			note_status(run, st);
+		}
 		pmaps_doc_free(doc);
 		return;
 	}
 	pmaps_doc_warn(doc);
 	run->nr_docs++;
+}
+
+/* Every process of the group: an empty group is no error. */
+static void load_cgroup(struct run *run, const struct options *o)
+{
+	char err[4400];
+	int j, n, *pids;
+
+	n = pmaps_cgroup_pids(o->cgroup_dir, &pids, err, sizeof(err));
+	if (n < 0) {
+		fprintf(stderr, "%s\n", err);
+		note_status(run, PMAPS_ERR_TARGET);
+		return;
+	}
+	for (j = 0; j < n; j++)
+		load_one(run, o, NULL, pids[j], true);
+	free(pids);
 }
 
 static void load_targets(struct run *run, const struct options *o)
@@ -555,11 +607,14 @@ static void load_targets(struct run *run, const struct options *o)
 
 		switch (t->kind) {
 		case TARGET_FILE:
-			load_one(run, o, t->arg, 0);
+			load_one(run, o, t->arg, 0, false);
 			break;
 		case TARGET_PID:
 			pmaps_parse_pid(t->arg, &pid);
-			load_one(run, o, NULL, pid);
+			load_one(run, o, NULL, pid, false);
+			break;
+		case TARGET_CGROUP:
+			load_cgroup(run, o);
 			break;
 		case TARGET_NAME:
 			n = pmaps_pids_by_name(t->arg, &pids);
@@ -573,7 +628,7 @@ static void load_targets(struct run *run, const struct options *o)
 				note_status(run, PMAPS_ERR_TARGET);
 			}
 			for (j = 0; j < n; j++)
-				load_one(run, o, NULL, pids[j]);
+				load_one(run, o, NULL, pids[j], false);
 			free(pids);
 			break;
 		}
@@ -840,7 +895,7 @@ int main(int argc, char **argv)
 	load_targets(&run, &o);
 	apply_filter(&run, &o);
 	/* JSON stays one valid document even when every target failed. */
-	if (run.nr_docs || o.view.kind == PMAPS_VIEW_JSON) {
+	if (run.nr_docs || o.view.kind == PMAPS_VIEW_JSON || o.view.group) {
 		/* > 0: a status, e.g. --address found in no target */
 		ret = pmaps_view(stdout, &o.view, run.docs, run.nr_docs);
 		if (ret < 0) {

@@ -435,6 +435,12 @@ static void count_add(struct counts *sum, const struct counts *c)
 
 /* ---- per-document context ---- */
 
+/* One process's totals, for the group's (--cgroup). */
+struct group_row {
+	struct counts n;
+	long long huge_kib;		/* -1: not known */
+};
+
 struct vctx {
 	struct ob *o;
 	const struct pmaps_view_opts *opts;
@@ -455,6 +461,7 @@ struct vctx {
 	char hg_err[256];	/* why the last read failed */
 	struct pmaps_huge_vma hv;	/* of the VMA being shown */
 	size_t hv_cursor;
+	struct group_row *row;	/* --cgroup: the document's totals go here */
 };
 
 static void ctx_init(struct vctx *c, struct ob *o,
@@ -804,6 +811,10 @@ static void view_default(struct vctx *c)
 		}
 		count_add(&total, &vc);
 	}
+	if (c->row) {
+		c->row->n = total;
+		c->row->huge_kib = -1;
+	}
 	ob_sgr(c->o, c->color, SGR_BOLD);
 	ob_fmt(c->o, "total: %zu VMA%s  mapped ", total.nr_vmas,
 	       total.nr_vmas == 1 ? "" : "s");
@@ -835,7 +846,8 @@ static void summary_kib(struct ob *o, int known, unsigned long long kib,
 
 /*
  * The counts, then Huge (KiB in THP or hugetlb pages) and PageSize (KiB),
- * read from the live process; huge_kib or page_kib -1: "-".
+ * read from the live process; huge_kib or page_kib -1: "-"; page_kib -2:
+ * no PageSize column (the group table, where a process has many).
  */
 static void summary_row(struct vctx *c, const struct counts *n, size_t w,
 			long long huge_kib, long long page_kib)
@@ -850,7 +862,9 @@ static void summary_row(struct vctx *c, const struct counts *n, size_t w,
 		summary_kib(o, !(n->unknown & (1u << k)), n->pages[k] * kib,
 			    w);
 	summary_kib(o, huge_kib >= 0, (unsigned long long)huge_kib, w);
-	summary_kib(o, page_kib >= 0, (unsigned long long)page_kib, w);
+	if (page_kib != -2)
+		summary_kib(o, page_kib >= 0, (unsigned long long)page_kib,
+			    w);
 }
 
 static void view_summary(struct vctx *c)
@@ -918,12 +932,87 @@ static void view_summary(struct vctx *c)
 	/* no VMA, no process read: nothing known */
 	if (!m->nr_vmas && c->doc->pid <= 0)
 		huge_total = -1;
+	if (c->row) {
+		c->row->n = total;
+		c->row->huge_kib = huge_total;
+	}
 	summary_row(c, &total, w, huge_total, -1);
 	ob_sgr(o, c->color, SGR_RESET);
 	ob_ch(o, '\n');
 	if (huge_failed)
 		ob_fmt(o, "(Huge and PageSize of %d not known: %s)\n",
 		       c->doc->pid, c->hg_err);
+}
+
+/* ---- GROUP (--cgroup) ---- */
+
+/*
+ * The default view's group line: as each process's total line, for all
+ * of them.  c has no document: only its buffer, colour and page size.
+ */
+static void group_default(struct vctx *c, const struct group_row *rows,
+			  size_t nr)
+{
+	struct counts sum = { 0 };
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		count_add(&sum, &rows[i].n);
+	ob_sgr(c->o, c->color, SGR_BOLD);
+	ob_str(c->o, "group ");
+	ob_name(c->o, c->opts->group);
+	ob_fmt(c->o, ": %zu process%s, %zu VMA%s  mapped ", nr,
+	       nr == 1 ? "" : "es", sum.nr_vmas, sum.nr_vmas == 1 ? "" : "s");
+	ob_human(c->o, sum.mapped, 0);
+	put_counts(c, &sum);
+	ob_sgr(c->o, c->color, SGR_RESET);
+}
+
+/*
+ * --summary's group table: each process's total row, then the group's,
+ * in the columns of the per-VMA tables (KiB).
+ */
+static void group_summary(struct vctx *c, const struct pmaps_doc *docs,
+			  const struct group_row *rows, size_t nr)
+{
+	struct group_row sum = { .huge_kib = 0 };
+	struct ob *o = c->o;
+	size_t i, w = 10, lw = 5;
+	char digits[24];
+	int k;
+
+	for (i = 0; i < nr; i++) {
+		count_add(&sum.n, &rows[i].n);
+		if (rows[i].huge_kib < 0 || sum.huge_kib < 0)
+			sum.huge_kib = -1;
+		else
+			sum.huge_kib += rows[i].huge_kib;
+		if (strlen(docs[i].label) > lw)
+			lw = strlen(docs[i].label);
+	}
+	if (pmaps_format_udec(digits, sum.n.mapped / 1024) > w)
+		w = pmaps_format_udec(digits, sum.n.mapped / 1024);
+	ob_sgr(o, c->color, SGR_BOLD);
+	ob_str(o, "group ");
+	ob_name(o, c->opts->group);
+	ob_fmt(o, ": %zu process%s\n", nr, nr == 1 ? "" : "es");
+	ob_fmt(o, "%-*s %*s", (int)lw, "Process", (int)w, "Kbytes");
+	for (k = 0; k < C_NR; k++)
+		ob_fmt(o, " %*s", (int)w, summary_cols[k]);
+	ob_fmt(o, " %*s", (int)w, "Huge");
+	ob_sgr(o, c->color, SGR_RESET);
+	ob_ch(o, '\n');
+	for (i = 0; i < nr; i++) {
+		ob_name(o, docs[i].label);
+		ob_spaces(o, lw - strlen(docs[i].label));
+		summary_row(c, &rows[i].n, w, rows[i].huge_kib, -2);
+		ob_ch(o, '\n');
+	}
+	ob_sgr(o, c->color, SGR_BOLD);
+	ob_fmt(o, "%-*s", (int)lw, "total KiB");
+	summary_row(c, &sum.n, w, sum.huge_kib, -2);
+	ob_sgr(o, c->color, SGR_RESET);
+	ob_ch(o, '\n');
 }
 
 /* ---- HISTOGRAM ---- */
@@ -1562,6 +1651,8 @@ int pmaps_view(FILE *out, const struct pmaps_view_opts *opts,
 {
 	struct ob *o = malloc(sizeof(*o));
 	int ret = 0, found = 0, err;
+	struct group_row *rows = NULL;
+	bool group;
 	struct vctx c;
 	size_t i;
 
@@ -1588,10 +1679,21 @@ int pmaps_view(FILE *out, const struct pmaps_view_opts *opts,
 				ob_mem(o, docs[i].text, docs[i].text_len);
 		break;
 	default:
+		group = opts->group &&
+			(opts->kind == PMAPS_VIEW_DEFAULT ||
+			 opts->kind == PMAPS_VIEW_SUMMARY);
+		if (group && nr_docs) {
+			rows = calloc(nr_docs, sizeof(*rows));
+			if (!rows) {
+				o->err = ENOMEM;
+				break;
+			}
+		}
 		for (i = 0; i < nr_docs && !o->err; i++) {
 			if (i)
 				ob_ch(o, '\n');
 			ctx_init(&c, o, opts, &docs[i]);
+			c.row = rows ? &rows[i] : NULL;
 			switch (opts->kind) {
 			case PMAPS_VIEW_SUMMARY:
 				view_summary(&c);
@@ -1612,6 +1714,19 @@ int pmaps_view(FILE *out, const struct pmaps_view_opts *opts,
 			}
 			ctx_fini(&c);
 		}
+		if (group && !o->err) {
+			static const struct pmaps_doc none = { .pid = 0 };
+
+			if (nr_docs)
+				ob_ch(o, '\n');
+			ctx_init(&c, o, opts, &none);
+			if (opts->kind == PMAPS_VIEW_SUMMARY)
+				group_summary(&c, docs, rows, nr_docs);
+			else
+				group_default(&c, rows, nr_docs);
+			ctx_fini(&c);
+		}
+		free(rows);
 		/* like grep: found in any target is success */
 		if (opts->kind == PMAPS_VIEW_ADDRESS && nr_docs && !found)
 			ret = PMAPS_ERR_TARGET;

@@ -97,7 +97,7 @@ run "$PMAPS" --version
 expect_text version 0 "pmaps (pmaps_ext) 0.1" ""
 
 run "$PMAPS"
-expect_text no_target_exit_2 2 "" "pmaps: expected a PID, -p NAME or -f FILE
+expect_text no_target_exit_2 2 "" "pmaps: expected a PID, -p NAME, -f FILE or --cgroup PATH
 $usage_hint"
 
 run "$PMAPS" 12abc
