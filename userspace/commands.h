@@ -20,6 +20,7 @@ int pmaps_cmd_core(int argc, char **argv);	/* core.c */
 int pmaps_cmd_heap(int argc, char **argv);	/* heap.c */
 int pmaps_cmd_perf(int argc, char **argv);	/* perf.c */
 int pmaps_cmd_record(int argc, char **argv);	/* record.c */
+int pmaps_cmd_export(int argc, char **argv);	/* export.c */
 
 /*
  * For pmaps (command NULL) and the commands (pmaps.c): "pmaps[ COMMAND]:

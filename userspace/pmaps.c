@@ -676,6 +676,7 @@ static const struct command {
 	{ "heap",	pmaps_cmd_heap },
 	{ "perf",	pmaps_cmd_perf },
 	{ "record",	pmaps_cmd_record },
+	{ "export",	pmaps_cmd_export },
 };
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 

@@ -283,7 +283,7 @@ done
 
 run "$PMAPS" help bogus
 expect_text help_unknown_command 2 "" \
-	"pmaps: help: expected a COMMAND: map, watch, top, wss, diff, core, heap, perf or record; got 'bogus'
+	"pmaps: help: expected a COMMAND: map, watch, top, wss, diff, core, heap, perf, record or export; got 'bogus'
 $usage_hint"
 
 run "$PMAPS" help map watch

@@ -1,0 +1,568 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmaps export --openmetrics [--cgroup PATH | PID...]: the page state of
+ * processes as OpenMetrics text (issue 19), for Prometheus, e.g. through
+ * node_exporter's textfile collector, which reads FILE.prom files that
+ * -o writes atomically.
+ *
+ * One gauge family per quantity, in bytes; a sample per process and kind
+ * of mapping (lib/kind.h).  Labels stay bounded, as a time series
+ * database needs: pid, comm and kind; the file's name only with
+ * --file-names; never an address.  A quantity the source cannot know
+ * (a '?' flag, swap of kernel text, huge pages unreadable) has no sample:
+ * 0 would read as a fact.
+ *
+ * Page state per NUMA node: the text format has no node per range yet.
+ * range_node() is the one place that would read it; where a range has a
+ * node, the page-state families (resident, young, dirty, pte-dirty,
+ * shared) get a node label for it, and the per-VMA ones (mapped,
+ * swapped, huge) stay per kind.  Without nodes the output has no node
+ * label at all.
+ *
+ * The text also parses as the Prometheus text format 0.0.4 that
+ * node_exporter reads: only gauges, and "# UNIT" and "# EOF" are comments
+ * there.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "cli.h"
+#include "commands.h"
+#include "hugepage.h"
+#include "kind.h"
+
+static const char export_usage[] =
+"Usage: pmaps export [--openmetrics] [OPTION]... PID...\n"
+"       pmaps export [--openmetrics] [OPTION]... --cgroup PATH\n"
+"Print the page state of processes as OpenMetrics text, for Prometheus:\n"
+"resident, young, dirty, pte-dirty, shared, swapped, huge and mapped\n"
+"bytes per process and kind of mapping (anon, file, shmem, stack, heap,\n"
+"other), labelled pid, comm and kind.\n"
+"\n"
+"      --openmetrics     OpenMetrics text (the default, and the only format)\n"
+"      --cgroup PATH     every process in cgroup PATH and below it (relative\n"
+"                        to the cgroup2 mount); one that ends meanwhile is\n"
+"                        skipped\n"
+"      --file-names      a file label on file and shmem samples, one sample\n"
+"                        per file: as many series as mapped files\n"
+"  -o, --output FILE     write FILE.tmp, then rename it to FILE, so that a\n"
+"                        reader never sees half of it: for node_exporter's\n"
+"                        textfile collector, FILE in its directory and\n"
+"                        named *.prom\n"
+"      --source=SOURCE   auto, kernel, module or pagemap, as for pmaps\n"
+"  -h, --help            show this help and exit\n"
+"\n"
+"Exit status: 0 if all went well, 1 if a process could not be read or the\n"
+"output not written (what was read is still written), 2 for bad usage.\n";
+
+enum { OPT_OPENMETRICS = 256, OPT_CGROUP, OPT_FILE_NAMES, OPT_SOURCE };
+
+static const struct option export_options[] = {
+	{ "openmetrics", no_argument,	    NULL, OPT_OPENMETRICS },
+	{ "cgroup",	 required_argument, NULL, OPT_CGROUP },
+	{ "file-names",	 no_argument,	    NULL, OPT_FILE_NAMES },
+	{ "output",	 required_argument, NULL, 'o' },
+	{ "source",	 required_argument, NULL, OPT_SOURCE },
+	{ "help",	 no_argument,	    NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* The quantities, each a metric family. */
+enum quantity {
+	Q_RESIDENT, Q_YOUNG, Q_DIRTY, Q_PTE_DIRTY, Q_SHARED,	/* per range */
+	Q_SWAPPED, Q_HUGE, Q_MAPPED,				/* per VMA */
+	Q_NR
+};
+#define Q_PER_RANGE	Q_SWAPPED	/* quantities below it have nodes */
+
+static const struct family {
+	const char *name;	/* without the _bytes of its unit */
+	const char *help;
+} families[Q_NR] = {
+	[Q_RESIDENT] = { "pmaps_resident",
+		"Resident memory: pages present in RAM." },
+	[Q_YOUNG] = { "pmaps_young",
+		"Resident memory whose page table entry is young (accessed)." },
+	[Q_DIRTY] = { "pmaps_dirty",
+		"Resident memory in pages flagged dirty (PG_dirty)." },
+	[Q_PTE_DIRTY] = { "pmaps_pte_dirty",
+		"Resident memory whose page table entry is dirty, not yet on the page." },
+	[Q_SHARED] = { "pmaps_shared",
+		"Resident memory mapped more than once." },
+	[Q_SWAPPED] = { "pmaps_swapped",
+		"Memory in swap." },
+	[Q_HUGE] = { "pmaps_huge",
+		"Resident memory in PMD-mapped transparent huge pages or hugetlb pages." },
+	[Q_MAPPED] = { "pmaps_mapped",
+		"Virtual size of the mappings." },
+};
+
+/*
+ * One sample's worth of a process: a kind, a node (-1: none) and, with
+ * --file-names, a file; bytes per quantity, or unknown.
+ */
+struct bucket {
+	enum pmaps_kind kind;
+	int node;
+	const char *file;	/* a VMA's name, or NULL */
+	unsigned long long bytes[Q_NR];
+	unsigned int unknown;	/* bit per quantity */
+	size_t nr_ranges;
+};
+
+struct proc {
+	struct pmaps_doc doc;
+	char comm[32];
+	struct bucket *buckets;
+	size_t nr_buckets, cap_buckets;
+	bool has_nodes;		/* some bucket has node >= 0 */
+};
+
+struct export_opts {
+	const char *cgroup;
+	bool file_names;
+	const char *output;
+	enum pmaps_source source;
+	char **pids;		/* the PID arguments */
+	int nr_pids;
+};
+
+/* Returns -1 to go on, or an exit status (0 after --help). */
+static int parse_args(int argc, char **argv, struct export_opts *o)
+{
+	static char prog_name[] = "pmaps export";
+	int opt, i, pid;
+
+	argv[0] = prog_name;	/* getopt_long's messages name it */
+	o->source = PMAPS_SRC_AUTO;
+	while ((opt = getopt_long(argc, argv, "o:h", export_options,
+				  NULL)) != -1) {
+		switch (opt) {
+		case OPT_OPENMETRICS:
+			break;
+		case OPT_CGROUP:
+			if (o->cgroup)
+				return pmaps_cmd_usage_error("export",
+					"--cgroup %s and --cgroup %s cannot be combined: one group at a time",
+					o->cgroup, optarg);
+			o->cgroup = optarg;
+			break;
+		case OPT_FILE_NAMES:
+			o->file_names = true;
+			break;
+		case 'o':
+			if (!optarg[0])
+				return pmaps_cmd_usage_error("export",
+					"--output: expected a file name, got ''");
+			o->output = optarg;
+			break;
+		case OPT_SOURCE:
+			if (pmaps_source_parse(optarg, &o->source) ||
+			    o->source == PMAPS_SRC_FILE)
+				return pmaps_cmd_usage_error("export",
+					"--source: expected auto, kernel, module or pagemap, got '%s'",
+					optarg);
+			break;
+		case 'h':
+			fputs(export_usage, stdout);
+			return PMAPS_OK;
+		default:
+			/* getopt_long has said what was wrong */
+			return pmaps_cmd_usage_hint("export");
+		}
+	}
+	o->pids = argv + optind;
+	o->nr_pids = argc - optind;
+	if (o->cgroup && o->nr_pids)
+		return pmaps_cmd_usage_error("export",
+			"--cgroup and PID arguments cannot be combined, got '%s'",
+			argv[optind]);
+	if (!o->cgroup && !o->nr_pids)
+		return pmaps_cmd_usage_error("export",
+					     "expected a PID or --cgroup PATH");
+	for (i = 0; i < o->nr_pids; i++)
+		if (!pmaps_parse_pid(o->pids[i], &pid))
+			return pmaps_cmd_usage_error("export",
+				"expected a PID, got '%s'", o->pids[i]);
+	return -1;
+}
+
+/*
+ * The NUMA node of range r, or -1 when the text does not say.  The text
+ * format has no such field yet: this is where it is read once it has.
+ */
+static int range_node(const struct pmaps_range *r)
+{
+	(void)r;
+	return -1;
+}
+
+static bool same_file(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* The bucket of (kind, node, file), added if new; NULL: out of memory. */
+static struct bucket *bucket_of(struct proc *p, enum pmaps_kind kind,
+				int node, const char *file)
+{
+	struct bucket *b;
+	size_t i;
+
+	for (i = p->nr_buckets; i-- > 0;) {
+		b = &p->buckets[i];
+		if (b->kind == kind && b->node == node &&
+		    same_file(b->file, file))
+			return b;
+	}
+	if (pmaps_grow_array((void **)&p->buckets, &p->cap_buckets,
+			     p->nr_buckets + 1, sizeof(*p->buckets)))
+		return NULL;
+	b = &p->buckets[p->nr_buckets++];
+	memset(b, 0, sizeof(*b));
+	b->kind = kind;
+	b->node = node;
+	b->file = file;
+	if (node >= 0)
+		p->has_nodes = true;
+	return b;
+}
+
+static void count_range(struct bucket *b, const struct pmaps_range *r,
+			unsigned long long psize)
+{
+	static const struct { enum quantity q; int flag; } by_flag[] = {
+		{ Q_YOUNG, PMAPS_YOUNG },
+		{ Q_DIRTY, PMAPS_DIRTY },
+		{ Q_PTE_DIRTY, PMAPS_PTE_DIRTY },
+	};
+	unsigned long long bytes = r->count * psize;
+	size_t i;
+
+	b->nr_ranges++;
+	b->bytes[Q_RESIDENT] += bytes;
+	for (i = 0; i < sizeof(by_flag) / sizeof(by_flag[0]); i++) {
+		unsigned int bit = 1u << by_flag[i].flag;
+
+		if (r->unknown & bit)
+			b->unknown |= 1u << by_flag[i].q;
+		else if (r->flags & bit)
+			b->bytes[by_flag[i].q] += bytes;
+	}
+	if (r->mapcount == PMAPS_MAPCOUNT_UNKNOWN)
+		b->unknown |= 1u << Q_SHARED;
+	else if (r->mapcount > 1)
+		b->bytes[Q_SHARED] += bytes;
+}
+
+/* Kind, then file, then node: the same order in every run. */
+static int bucket_cmp(const void *x, const void *y)
+{
+	const struct bucket *a = x, *b = y;
+	int c;
+
+	if (a->kind != b->kind)
+		return a->kind < b->kind ? -1 : 1;
+	if (!same_file(a->file, b->file)) {
+		if (!a->file || !b->file)
+			return a->file ? 1 : -1;
+		c = strcmp(a->file, b->file);
+		if (c)
+			return c;
+	}
+	return (a->node > b->node) - (a->node < b->node);
+}
+
+/*
+ * Sum the document of p into its buckets, in bucket_cmp() order; the huge pages are read from
+ * the live process.  0, or -1 when out of memory.
+ */
+static int count_proc(struct proc *p, bool file_names)
+{
+	const struct pmaps_map *m = &p->doc.map;
+	unsigned long long psize = pmaps_page_size();
+	struct pmaps_huge_vma hv = { 0 };
+	struct pmaps_huge hg;
+	char err[256];
+	bool huge_known;
+	size_t i, j;
+
+	huge_known = !pmaps_huge_open(&hg, p->doc.pid, 0, err, sizeof(err));
+	for (i = 0; i < m->nr_vmas; i++) {
+		const struct pmaps_vma *v = &m->vmas[i];
+		enum pmaps_kind kind = pmaps_vma_kind(v);
+		const char *file = file_names && (kind == PMAPS_KIND_FILE ||
+						  kind == PMAPS_KIND_SHMEM) ?
+				   v->name : NULL;
+		struct bucket *b = bucket_of(p, kind, -1, file);
+
+		if (!b)
+			goto nomem;
+		b->bytes[Q_MAPPED] += v->end - v->start;
+		if (v->swapped < 0)
+			b->unknown |= 1u << Q_SWAPPED;
+		else
+			b->bytes[Q_SWAPPED] +=
+				(unsigned long long)v->swapped * psize;
+		if (huge_known && !pmaps_huge_read(&hg, v->start, v->end, &hv,
+						   err, sizeof(err)))
+			b->bytes[Q_HUGE] += hv.huge_bytes;
+		else
+			b->unknown |= 1u << Q_HUGE;
+		pmaps_huge_vma_free(&hv);
+		for (j = 0; j < v->nr_ranges; j++) {
+			const struct pmaps_range *r = &v->ranges[j];
+			int node = range_node(r);
+			struct bucket *rb = node < 0 ? b :
+					    bucket_of(p, kind, node, file);
+
+			if (!rb)
+				goto nomem;
+			/* b may have moved with the array */
+			b = node < 0 ? rb : bucket_of(p, kind, -1, file);
+			count_range(rb, r, psize);
+		}
+	}
+	if (huge_known)
+		pmaps_huge_close(&hg);
+	if (p->nr_buckets)
+		qsort(p->buckets, p->nr_buckets, sizeof(*p->buckets),
+		      bucket_cmp);
+	return 0;
+nomem:
+	if (huge_known)
+		pmaps_huge_close(&hg);
+	return -1;
+}
+
+/* comm from the label "PID (comm)", which pmaps_load_pid() wrote. */
+static void label_comm(struct proc *p)
+{
+	const char *open = strchr(p->doc.label, '(');
+	const char *close = strrchr(p->doc.label, ')');
+	size_t n;
+
+	p->comm[0] = '\0';
+	if (!open || !close || close < open)
+		return;
+	n = (size_t)(close - open - 1);
+	if (n >= sizeof(p->comm))
+		n = sizeof(p->comm) - 1;
+	memcpy(p->comm, open + 1, n);
+	p->comm[n] = '\0';
+}
+
+/* A label value: backslash, double quote and newline escaped. */
+static void put_label_value(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\' || *s == '"')
+			fputc('\\', out);
+		if (*s == '\n')
+			fputs("\\n", out);
+		else
+			fputc(*s, out);
+	}
+}
+
+/* Whether b gives a sample of quantity q; see the top of the file. */
+static bool in_family(const struct proc *p, const struct bucket *b,
+		      enum quantity q)
+{
+	if (b->unknown & (1u << q))
+		return false;
+	if (q >= Q_PER_RANGE)
+		return b->node < 0;
+	return b->node >= 0 || !p->has_nodes || b->nr_ranges;
+}
+
+static void put_family(FILE *out, enum quantity q, const struct proc *procs,
+		       size_t nr)
+{
+	const struct family *f = &families[q];
+	size_t i, j;
+
+	fprintf(out, "# TYPE %s_bytes gauge\n", f->name);
+	fprintf(out, "# UNIT %s_bytes bytes\n", f->name);
+	fprintf(out, "# HELP %s_bytes %s\n", f->name, f->help);
+	for (i = 0; i < nr; i++) {
+		const struct proc *p = &procs[i];
+
+		for (j = 0; j < p->nr_buckets; j++) {
+			const struct bucket *b = &p->buckets[j];
+
+			if (!in_family(p, b, q))
+				continue;
+			fprintf(out, "%s_bytes{pid=\"%d\",comm=\"", f->name,
+				p->doc.pid);
+			put_label_value(out, p->comm);
+			fprintf(out, "\",kind=\"%s\"",
+				pmaps_kind_names[b->kind]);
+			if (b->node >= 0 && q < Q_PER_RANGE)
+				fprintf(out, ",node=\"%d\"", b->node);
+			if (b->file) {
+				fputs(",file=\"", out);
+				put_label_value(out, b->file);
+				fputc('"', out);
+			}
+			fprintf(out, "} %llu\n", b->bytes[q]);
+		}
+	}
+}
+
+static void put_openmetrics(FILE *out, const struct proc *procs, size_t nr)
+{
+	int q;
+
+	for (q = 0; q < Q_NR; q++)
+		put_family(out, (enum quantity)q, procs, nr);
+	fputs("# EOF\n", out);
+}
+
+struct run {
+	struct proc *procs;
+	size_t nr, cap;
+	int status;
+};
+
+/* member: a process of --cgroup, which may end before it is read */
+static void load(struct run *run, const struct export_opts *o, int pid,
+		 bool member)
+{
+	char err[4096];
+	struct proc *p;
+	int st;
+
+	if (pmaps_grow_array((void **)&run->procs, &run->cap, run->nr + 1,
+			     sizeof(*run->procs))) {
+		fputs("pmaps export: out of memory\n", stderr);
+		run->status = PMAPS_ERR_TARGET;
+		return;
+	}
+	p = &run->procs[run->nr];
+	memset(p, 0, sizeof(*p));
+	st = pmaps_load_pid(pid, o->source, &p->doc, err, sizeof(err));
+	if (st) {
+		if (!(member && st == PMAPS_ERR_TARGET && pmaps_pid_gone(pid))) {
+			pmaps_cmd_report("export", err);
+			if (st > run->status)
+				run->status = st;
+		}
+		pmaps_doc_free(&p->doc);
+		return;
+	}
+	label_comm(p);
+	run->nr++;
+	if (count_proc(p, o->file_names)) {
+		fputs("pmaps export: out of memory\n", stderr);
+		run->status = PMAPS_ERR_TARGET;
+	}
+}
+
+static void load_all(struct run *run, const struct export_opts *o)
+{
+	char dir[4096], err[4400];
+	int i, n, pid, *pids;
+
+	if (!o->cgroup) {
+		for (i = 0; i < o->nr_pids; i++) {
+			pmaps_parse_pid(o->pids[i], &pid);
+			load(run, o, pid, false);
+		}
+		return;
+	}
+	if (pmaps_cgroup_dir(o->cgroup, dir, sizeof(dir), err, sizeof(err)) ||
+	    (n = pmaps_cgroup_pids(dir, &pids, err, sizeof(err))) < 0) {
+		pmaps_cmd_report("export", err);
+		run->status = PMAPS_ERR_TARGET;
+		return;
+	}
+	for (i = 0; i < n; i++)
+		load(run, o, pids[i], true);
+	free(pids);
+}
+
+/*
+ * Write to path.tmp and rename it to path: node_exporter may read the
+ * directory at any moment, and a half-written file would be a scrape
+ * error or, worse, half the series missing.  0, or -1 with a message.
+ */
+static int write_atomically(const char *path, const struct proc *procs,
+			    size_t nr)
+{
+	size_t len = strlen(path) + sizeof(".tmp");
+	char *tmp = malloc(len);
+	const char *failed;	/* the file the error is about */
+	FILE *out = NULL;
+	int fd, e = 0;
+
+	if (!tmp) {
+		fputs("pmaps export: out of memory\n", stderr);
+		return -1;
+	}
+	snprintf(tmp, len, "%s.tmp", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || !(out = fdopen(fd, "w"))) {
+		fprintf(stderr, "pmaps export: %s: %s\n", tmp, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		free(tmp);
+		return -1;
+	}
+	put_openmetrics(out, procs, nr);
+	failed = tmp;
+	errno = 0;
+	if (ferror(out) || fflush(out))
+		e = errno ? errno : EIO;
+	if (fclose(out) && !e)
+		e = errno ? errno : EIO;
+	if (!e && rename(tmp, path)) {
+		e = errno;
+		failed = path;
+	}
+	if (e) {
+		fprintf(stderr, "pmaps export: %s: %s\n", failed, strerror(e));
+		unlink(tmp);
+		free(tmp);
+		return -1;
+	}
+	free(tmp);
+	return 0;
+}
+
+int pmaps_cmd_export(int argc, char **argv)
+{
+	struct export_opts o = { 0 };
+	struct run run = { 0 };
+	size_t i;
+	int ret;
+
+	ret = parse_args(argc, argv, &o);
+	if (ret >= 0)
+		return ret;
+	load_all(&run, &o);
+	/* what was read is written, even when some target failed */
+	if (o.output) {
+		if (write_atomically(o.output, run.procs, run.nr))
+			run.status = PMAPS_ERR_TARGET;
+	} else {
+		put_openmetrics(stdout, run.procs, run.nr);
+		if (fflush(stdout) || ferror(stdout)) {
+			fprintf(stderr, "pmaps export: write error: %s\n",
+				strerror(errno));
+			run.status = PMAPS_ERR_TARGET;
+		}
+	}
+	for (i = 0; i < run.nr; i++) {
+		pmaps_doc_free(&run.procs[i].doc);
+		free(run.procs[i].buckets);
+	}
+	free(run.procs);
+	return run.status;
+}
