@@ -20,6 +20,8 @@ want="qemu-system-x86 busybox-static cpio gzip make gcc libc6-dev valgrind"
 want="$want libncurses-dev tmux bsdutils util-linux file python3"
 # pmaps map --png compresses with zlib.
 want="$want zlib1g-dev"
+# pmaps export's tests parse its OpenMetrics text with the client's parser.
+want="$want python3-prometheus-client"
 # pmaps heap reads libc's debug symbols with elfutils, and its tests
 # read a target with and without them, and one linked with jemalloc.
 want="$want libdw-dev libc6-dbg libjemalloc-dev"

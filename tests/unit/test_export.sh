@@ -1,0 +1,252 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# pmaps export --openmetrics (issue 19): a stopped target holds written
+# anonymous memory, a read file mapping, written shared memory (memfd),
+# heap and stack, and a comm with a quote and a backslash.  Its output is
+# parsed by Debian's python3-prometheus-client OpenMetrics parser, and
+# each family's sum over kinds must equal the total row of pmaps
+# --summary of the same stopped process.  -o writes a file through
+# FILE.tmp and a rename; labels carry no address, and a file name only
+# with --file-names.  Prints TAP.  PMAPS names the binary, CC builds the
+# target.
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/tap.sh"
+
+target_pid=
+cleanup() {
+	[ -n "$target_pid" ] && kill -KILL "$target_pid" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' HUP INT TERM
+
+tests="parses_as_openmetrics families_are_gauges_in_bytes ends_with_eof
+	sums_match_summary kinds_of_target comm_escaped no_address_labels
+	file_names_only_when_asked output_file_renamed output_file_error
+	missing_pid_still_writes usage_errors help_lists_export"
+
+# Debian's python3 has the parser (tests/deps.sh); a python3 first in
+# PATH, from pyenv or a venv, may not.
+py=
+for p in /usr/bin/python3 python3; do
+	if "$p" -c 'import prometheus_client.openmetrics.parser' 2>/dev/null; then
+		py=$p
+		break
+	fi
+done
+
+if [ "$(id -u)" != 0 ]; then
+	for t in $tests; do
+		skip "$t" "needs root: the pagemap source reads flags and huge pages as root"
+	done
+	tap_done
+	exit
+fi
+
+cat > "$tmp/target.c" <<'EOF'
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+int main(int argc, char **argv)
+{
+	long ps = sysconf(_SC_PAGESIZE), i;
+	char *anon, *shm, *file, *heap;
+	volatile char sum = 0;
+	int fd;
+
+	if (argc < 2)
+		return 1;
+	/* a comm that label values must escape */
+	prctl(PR_SET_NAME, "ex\"p\\t", 0, 0, 0);
+	anon = mmap(NULL, 16 * ps, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	fd = memfd_create("pmaps-export-test", 0);
+	if (anon == MAP_FAILED || fd < 0 || ftruncate(fd, 8 * ps))
+		return 1;
+	shm = mmap(NULL, 8 * ps, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	fd = open(argv[1], O_RDONLY);
+	file = fd < 0 ? MAP_FAILED :
+	       mmap(NULL, 4 * ps, PROT_READ, MAP_PRIVATE, fd, 0);
+	heap = malloc(4 * ps);
+	if (shm == MAP_FAILED || file == MAP_FAILED || !heap)
+		return 1;
+	memset(anon, 1, 16 * ps);
+	memset(shm, 2, 8 * ps);
+	memset(heap, 3, 4 * ps);
+	for (i = 0; i < 4; i++)
+		sum += file[i * ps];
+	printf("%lx %ld\n", (unsigned long)anon, ps);
+	fflush(stdout);
+	pause();
+	return sum;
+}
+EOF
+
+# a file of 4 pages of its own, so that no other process shares it
+dd if=/dev/urandom of="$tmp/data" bs=4096 count=8 2>/dev/null
+
+if ! spawn_target export_target 600 0.05 "$tmp/data"; then
+	diag "$tmp/err"
+	for t in $tests; do not_ok "$t"; done
+	tap_done
+	exit
+fi
+read -r anon_addr psize < "$tmp/layout"
+# stopped, so that export and --summary read the same pages
+kill -STOP "$target_pid"
+
+# parse FILE: each sample as "family<TAB>pid<TAB>comm<TAB>kind<TAB>file<TAB>
+# value" into FILE.samples, each family as "name type unit" into
+# FILE.families; false, with the parser's message, if it does not parse.
+parse() {
+	"$py" - "$1" > "$1.parsed" 2> "$1.perr" <<'EOF'
+import sys
+from prometheus_client.openmetrics.parser import text_string_to_metric_families
+text = open(sys.argv[1]).read()
+for f in text_string_to_metric_families(text):
+    print("F\t%s\t%s\t%s" % (f.name, f.type, f.unit))
+    for s in f.samples:
+        l = s.labels
+        print("S\t%s\t%s\t%s\t%s\t%s\t%d\t%s" % (f.name, l.get("pid"),
+              l.get("comm"), l.get("kind"), l.get("file", ""),
+              int(s.value), ",".join(sorted(l))))
+EOF
+	st=$?
+	grep '^F' "$1.parsed" | cut -f2- > "$1.families"
+	grep '^S' "$1.parsed" | cut -f2- > "$1.samples"
+	return $st
+}
+
+# sum FAMILY: the bytes of FAMILY of the target, over all kinds
+sum() {
+	awk -F '\t' -v f="$1" -v p="$target_pid" \
+		'$1 == f && $2 == p { s += $6; n++ } END { print n ? s : "-" }' \
+		"$tmp/om.samples"
+}
+
+run "$PMAPS" export --openmetrics --source=pagemap "$target_pid"
+cp "$tmp/out" "$tmp/om"
+export_rc=$rc
+"$PMAPS" --summary --source=pagemap "$target_pid" > "$tmp/summary"
+
+if [ -z "$py" ]; then
+	lacks "python3-prometheus-client" parses_as_openmetrics \
+		families_are_gauges_in_bytes sums_match_summary kinds_of_target \
+		comm_escaped file_names_only_when_asked
+	parsed=false
+else
+	parse "$tmp/om"
+	[ "$export_rc" = 0 ] && [ ! -s "$tmp/err" ]
+	result parses_as_openmetrics
+	parsed=true
+fi
+
+tail -n 1 "$tmp/om" | grep -qx '# EOF' && [ "$(grep -c '^# EOF' "$tmp/om")" = 1 ]
+result ends_with_eof
+
+if $parsed; then
+	awk '$2 != "gauge" || $3 != "bytes" || $1 !~ /^pmaps_[a-z_]+_bytes$/ { bad = 1 }
+		END { exit bad || NR != 8 }' "$tmp/om.families"
+	result families_are_gauges_in_bytes
+
+	# total KiB row: Kbytes RSS Young Referenced Active PteDirty Dirty
+	# Writeback Shared Swapped Huge PageSize, "-" where not known
+	kib() {
+		v=$(awk -v c="$1" '$1 == "total" { print $c }' "$tmp/summary")
+		[ "$v" = - ] && echo - || echo $((v * 1024))
+	}
+	bad=
+	for pair in mapped:3 resident:4 young:5 pte_dirty:8 dirty:9 \
+		    shared:11 swapped:12 huge:13; do
+		name=${pair%:*} col=${pair#*:}
+		got=$(sum "pmaps_${name}_bytes") want=$(kib "$col")
+	[ "$got" = "$want" ] || bad="$bad $name: export $got, --summary $want;"
+	done
+	[ -z "$bad" ]
+	result sums_match_summary
+	[ -n "$bad" ] && echo "#$bad"
+
+	# kind VALUE: the resident bytes of kind in the target
+	kind() {
+		awk -F '\t' -v p="$target_pid" -v k="$1" \
+			'$1 == "pmaps_resident_bytes" && $2 == p && $4 == k { print $6 }' \
+			"$tmp/om.samples"
+	}
+	[ "$(kind anon)" -ge $((16 * psize)) ] &&
+		[ "$(kind shmem)" = $((8 * psize)) ] &&
+		[ "$(kind heap)" -ge $((4 * psize)) ] &&
+		[ "$(kind stack)" -gt 0 ] && [ "$(kind file)" -gt 0 ]
+	result kinds_of_target
+
+	[ "$(cut -f3 "$tmp/om.samples" | sort -u)" = 'ex"p\t' ]
+	result comm_escaped
+fi
+
+# Labels: pid, comm, kind and nothing else (no node: no node in the
+# text yet); no value looks like an address.
+grep -v '^#' "$tmp/om" | sed 's/{.*//' | sort -u > "$tmp/names"
+! grep -q '0x[0-9a-f]\|[0-9a-f]\{8,\}-' "$tmp/om" &&
+	! grep -v '^#' "$tmp/om" | grep -v '^pmaps_[a-z_]*_bytes{pid="[0-9]*",comm="ex\\"p\\\\t",kind="[a-z]*"} [0-9]*$' |
+		grep -q .
+result no_address_labels
+
+if $parsed; then
+	run "$PMAPS" export --file-names --source=pagemap "$target_pid"
+	cp "$tmp/out" "$tmp/fn"
+	parse "$tmp/fn" &&
+		awk -F '\t' -v f="$tmp/data" '$4 == "file" && $5 == f { n++ }
+			($4 != "file" && $4 != "shmem") && $5 != "" { bad = 1 }
+			END { exit bad || !n }' "$tmp/fn.samples" &&
+		! cut -f5 "$tmp/om.samples" | grep -q .
+	result file_names_only_when_asked
+fi
+
+mkdir "$tmp/textfile"
+run "$PMAPS" export --source=pagemap -o "$tmp/textfile/pmaps.prom" "$target_pid"
+[ "$rc" = 0 ] && [ ! -s "$tmp/out" ] && [ ! -s "$tmp/err" ] &&
+	cmp -s "$tmp/textfile/pmaps.prom" "$tmp/om" &&
+	[ "$(ls "$tmp/textfile")" = pmaps.prom ]
+result output_file_renamed
+
+run "$PMAPS" export --source=pagemap -o "$tmp/nodir/pmaps.prom" "$target_pid"
+[ "$rc" = 1 ] && [ ! -s "$tmp/out" ] &&
+	grep -q "^pmaps export: $tmp/nodir/pmaps.prom.tmp: No such file or directory\$" "$tmp/err"
+result output_file_error
+
+# A PID that is no process: reported, status 1, the others still out.
+"$CC" -x c -o "$tmp/true" - <<'EOF' 2>/dev/null
+int main(void) { return 0; }
+EOF
+"$tmp/true" & gone=$!
+wait "$gone"
+run "$PMAPS" export --source=pagemap "$gone" "$target_pid"
+[ "$rc" = 1 ] && grep -q "^pmaps export: no process $gone\$" "$tmp/err" &&
+	grep -q "^pmaps_resident_bytes{pid=\"$target_pid\"" "$tmp/out" &&
+	tail -n 1 "$tmp/out" | grep -qx '# EOF'
+result missing_pid_still_writes
+
+run "$PMAPS" export
+r1=$rc
+grep -q "^pmaps export: expected a PID or --cgroup PATH\$" "$tmp/err" || r1=x
+run "$PMAPS" export --cgroup / 1
+r2=$rc
+run "$PMAPS" export x
+[ "$r1" = 2 ] && [ "$r2" = 2 ] && [ "$rc" = 2 ] &&
+	grep -q "^pmaps export: expected a PID, got 'x'\$" "$tmp/err"
+result usage_errors
+
+run "$PMAPS" help export
+[ "$rc" = 0 ] && grep -q '^Usage: pmaps export ' "$tmp/out" &&
+	"$PMAPS" --help | grep -q '^  export '
+result help_lists_export
+
+tap_done
