@@ -6,7 +6,8 @@
 # heap and stack, and a comm with a quote and a backslash.  Its output is
 # parsed by Debian's python3-prometheus-client OpenMetrics parser, and
 # each family's sum over kinds must equal the total row of pmaps
-# --summary of the same stopped process.  -o writes a file through
+# --summary of the same stopped process (shared bytes only over its
+# private kinds: other processes map and unmap the libraries meanwhile).  -o writes a file through
 # FILE.tmp and a rename; labels carry no address, and a file name only
 # with --file-names.  Prints TAP.  PMAPS names the binary, CC builds the
 # target.

@@ -1,0 +1,155 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# pmaps --cgroup PATH and pmaps export --cgroup (issue 19): a cgroup v2
+# made for the test holds two stopped targets and a child cgroup a third;
+# --summary must show exactly those three, each with the totals pmaps
+# --summary PID gives it, and a group total that is their sum.  A member
+# that ends between listing and reading is skipped without an error:
+# tested on a directory whose cgroup.procs names a process already gone,
+# which no timing can make flaky.  The cgroup is removed at the end.
+# Needs root and a writable cgroup2 mount.  Prints TAP.  PMAPS names the
+# binary.
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/tap.sh"
+
+pids=
+group=
+cleanup() {
+	for p in $pids; do kill -KILL "$p" 2>/dev/null; done
+	for p in $pids; do wait "$p" 2>/dev/null; done
+	# the children first; a cgroup goes once it has no process
+	if [ -n "$group" ]; then
+		rmdir "$group/sub" "$group/empty" 2>/dev/null
+		rmdir "$group" 2>/dev/null
+	fi
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' HUP INT TERM
+
+tests="lists_exactly_the_members rows_match_each_summary total_is_the_sum
+	default_view_group_line relative_path empty_group vanished_member_skipped
+	not_a_cgroup export_has_the_members"
+
+skip_all() {
+	for t in $tests; do skip "$t" "$1"; done
+	tap_done
+	exit
+}
+
+[ "$(id -u)" = 0 ] || skip_all "needs root to make a cgroup"
+mnt=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+[ -n "$mnt" ] || skip_all "no cgroup2 mount"
+name=pmaps-test.$$
+group=$mnt/$name
+mkdir "$group" 2>/dev/null || {
+	group=
+	skip_all "cannot make a cgroup under $mnt"
+}
+mkdir "$group/sub" "$group/empty"
+
+# three stopped sleeps: two in the group, one in its child
+for where in "$group" "$group" "$group/sub"; do
+	sleep 1000 &
+	p=$!
+	pids="$pids $p"
+	# stopped after the exec, not in the forked shell before it
+	i=0
+	while [ "$(cat "/proc/$p/comm" 2>/dev/null)" != sleep ]; do
+		[ $i -ge 200 ] && skip_all "sleep did not start in 200 polls 0.05 s apart"
+		sleep 0.05
+		i=$((i + 1))
+	done
+	kill -STOP "$p"
+	echo "$p" > "$where/cgroup.procs" || skip_all "cannot move a process into $where"
+done
+sorted=$(for p in $pids; do echo "$p"; done | sort -n)
+
+# rows FILE: the process rows of --summary's group table, "PID FIELDS..."
+rows() {
+	awk '/^group / { in_group = 1; next }
+		in_group && /^[0-9]+ \(/ { sub(/ \([^)]*\)/, ""); print }' "$1"
+}
+
+run "$PMAPS" --source=pagemap --cgroup "$group" --summary
+cp "$tmp/out" "$tmp/group"
+group_rc=$rc
+[ "$rc" = 0 ] && [ ! -s "$tmp/err" ] &&
+	[ "$(rows "$tmp/group" | cut -d' ' -f1)" = "$sorted" ] &&
+	grep -q "^group $group: 3 processes\$" "$tmp/group"
+result lists_exactly_the_members
+
+# Each row is the total row of that process's own --summary: the columns
+# that other processes cannot change while the targets are stopped
+# (Referenced, Active and Shared of the file pages they share with every
+# other process running can): Kbytes, RSS, Dirty, Swapped, Huge.
+stable_row() {
+	awk -v p="$2" '$1 == p { print $2, $3, $8, $11, $12 }' "$1"
+}
+bad=
+for p in $pids; do
+	"$PMAPS" --source=pagemap --summary "$p" > "$tmp/one"
+	want=$(awk '$1 == "total" { print $3, $4, $9, $12, $13 }' "$tmp/one")
+	got=$(rows "$tmp/group" > "$tmp/rows"; stable_row "$tmp/rows" "$p")
+	[ -n "$got" ] && [ "$got" = "$want" ] || bad="$bad $p: '$got' vs '$want';"
+done
+rc=$group_rc
+[ -z "$bad" ]
+result rows_match_each_summary
+[ -n "$bad" ] && echo "#$bad"
+
+# the group's total row, column by column ("-" stays "-")
+want=$(rows "$tmp/group" | awk '{ for (i = 2; i <= NF; i++)
+		if ($i == "-") u[i] = 1; else s[i] += $i; n = NF }
+	END { for (i = 2; i <= n; i++) printf "%s ", u[i] ? "-" : s[i] }' | xargs)
+got=$(awk '/^group / { in_group = 1 }
+	in_group && /^total KiB/ { $1 = ""; $2 = ""; print }' "$tmp/group" | xargs)
+[ -n "$got" ] && [ "$got" = "$want" ]
+result total_is_the_sum
+[ "$got" = "$want" ] || echo "# total row '$got', sum of the rows '$want'"
+
+run "$PMAPS" --source=pagemap --cgroup "$group"
+[ "$rc" = 0 ] && grep -q "^group $group: 3 processes, [0-9]* VMAs  mapped " "$tmp/out" &&
+	[ "$(grep -c '^[0-9]* (sleep): source ' "$tmp/out")" = 3 ]
+result default_view_group_line
+
+run "$PMAPS" --source=pagemap --cgroup "$name/" --summary
+rows "$tmp/out" | awk '{ print $1, $2, $3 }' > "$tmp/rel"
+rows "$tmp/group" | awk '{ print $1, $2, $3 }' > "$tmp/abs"
+[ "$rc" = 0 ] && grep -q "^group $group: 3 processes\$" "$tmp/out" &&
+	cmp -s "$tmp/rel" "$tmp/abs"
+result relative_path
+
+run "$PMAPS" --source=pagemap --cgroup "$group/empty" --summary
+[ "$rc" = 0 ] && [ ! -s "$tmp/err" ] &&
+	grep -q "^group $group/empty: 0 processes\$" "$tmp/out" &&
+	grep -q '^total KiB *0 ' "$tmp/out"
+result empty_group
+
+# A listed process that has ended: a directory with a cgroup.procs of
+# its own names one already reaped, and a member.
+sleep 0 & gone=$!
+wait "$gone"
+mkdir "$tmp/fake"
+set -- $pids
+printf '%s\n%s\n' "$gone" "$1" > "$tmp/fake/cgroup.procs"
+run "$PMAPS" --source=pagemap --cgroup "$tmp/fake" --summary
+[ "$rc" = 0 ] && [ ! -s "$tmp/err" ] &&
+	[ "$(rows "$tmp/out" | cut -d' ' -f1)" = "$1" ]
+result vanished_member_skipped
+
+run "$PMAPS" --cgroup "$tmp" --summary
+[ "$rc" = 1 ] && [ ! -s "$tmp/out" ] &&
+	grep -q "^pmaps: $tmp: expected a cgroup directory, one with a cgroup.procs file" "$tmp/err"
+result not_a_cgroup
+
+run "$PMAPS" export --source=pagemap --cgroup "$group"
+[ "$rc" = 0 ] && [ ! -s "$tmp/err" ] &&
+	[ "$(grep -o '^pmaps_resident_bytes{pid="[0-9]*"' "$tmp/out" |
+		grep -o '[0-9]*' | sort -nu)" = "$sorted" ]
+result export_has_the_members
+
+tap_done
