@@ -72,14 +72,14 @@ sleep 60 &
 child=$!
 trap 'kill $child 2>/dev/null' EXIT
 
-echo "1..26"
+echo "1..28"
 # The command words, alone or among PIDs.
 is "pmaps w" "watch wss"
 is "pmaps c" "core"
 is "pmaps heap --d" "--debug-dir"
 has "pmaps " help
 has "pmaps " "$child"
-is "pmaps help " "core diff heap map perf record top watch wss"
+is "pmaps help " "core diff export heap map perf record top watch wss"
 # Options: pmaps's own, and each command's.
 is "pmaps --su" "--summary"
 is "pmaps wss --c" "--clear-refs --count"
@@ -92,6 +92,8 @@ is "pmaps map --areas=h" "heap"
 is "pmaps watch --r" "--range"
 is "pmaps watch --ch" "--changed"
 is "pmaps perf --t" "--timeline"
+is "pmaps export --o" "--openmetrics --output"
+is "pmaps --cg" "--cgroup"
 is "pmaps record -" "--help --output --pid --snapshot-every -h -o -p"
 # Global options before the command, then the command's own.
 is "pmaps --source=module map --p" "--pid-name --png"
