@@ -224,7 +224,7 @@ run "$PMAPS" export --source=pagemap -o "$tmp/nodir/pmaps.prom" "$target_pid"
 result output_file_error
 
 # A PID that is no process: reported, status 1, the others still out.
-"$CC" -x c -o "$tmp/true" - <<'EOF' 2>/dev/null
+"${CC:-cc}" -x c -o "$tmp/true" - <<'EOF' 2>/dev/null
 int main(void) { return 0; }
 EOF
 "$tmp/true" & gone=$!
