@@ -47,13 +47,12 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "cli.h"
 #include "commands.h"
 #include "map.h"
-#include "map_font.h"
 #include "pagemap.h"
+#include "png.h"
 
 /* Rows a VMA may take before it is zoomed. */
 #define MAX_ROWS		16
@@ -814,205 +813,35 @@ int pmaps_map_draw(FILE *out, const struct pmaps_map_opts *opts,
 /* ---- PNG ---- */
 
 /*
- * The same picture as an 8-bit palette PNG, its pixels compressed by
- * zlib's deflate as they come.  Every text line and row of cells is a band
- * of LINE_PX pixel rows drawn and compressed in turn, so memory stays one
- * band (and zlib's window), whatever the size of the map.  Text uses the
- * 6x10 font of map_font.h.
+ * The same picture as an 8-bit palette PNG (png.c), a band of LINE_PX
+ * pixel rows per line of text or row of cells.
  */
-#define LINE_PX		12
-#define GLYPH_PX	FONT_W		/* advance of a character */
+#define LINE_PX		PMAPS_PNG_LINE_PX
+#define GLYPH_PX	PMAPS_PNG_GLYPH_PX
 #define CELL_PX		5		/* width of a character's cell */
 #define PAGE_PX		5		/* height of a page at scale 1 */
 #define SWATCH_PX	10
-#define MAX_HEIGHT_PX	(1u << 24)
-#define MAX_TEXT_CHARS	160		/* longer lines of text are cut */
-#define IDAT_MAX	65536		/* compressed bytes an IDAT chunk holds */
-
-/* a line of text: a blank pixel row, a glyph, at least one more */
-_Static_assert(1 + FONT_H < LINE_PX, "the font fits a line");
-
-enum { PAL_BACKGROUND, PAL_TEXT, PAL_STATES };
+#define MAX_HEIGHT_PX	PMAPS_PNG_MAX_HEIGHT
+#define MAX_TEXT_CHARS	PMAPS_PNG_MAX_TEXT_CHARS
 
 /* Palette index of state s shaded q quarters (1..4). */
 static unsigned char pal_index(int s, int q)
 {
-	return (unsigned char)(PAL_STATES + s * 4 + (q - 1));
+	return (unsigned char)(PMAPS_PNG_COLORS + s * 4 + (q - 1));
 }
 
-#define PAL_SIZE	(PAL_STATES + ST_NR * 4)
+#define NR_COLORS	(ST_NR * 4)
 
-/* The glyph of ch; a byte outside printable ASCII is drawn as '?'. */
-static const unsigned char *glyph_rows(char ch)
-{
-	unsigned char c = (unsigned char)ch;
-
-	if (c < FONT_FIRST || c > FONT_LAST)
-		c = '?';
-	return font_6x10[c - FONT_FIRST];
-}
-
-struct png {
-	FILE *f;
-	unsigned int width, height;
-	unsigned char *band;		/* width * LINE_PX palette indexes */
-	z_stream z;			/* deflate, from the first pixel row */
-	bool z_open;
-	bool z_failed;			/* deflate said no: the image is cut */
-	unsigned char out[IDAT_MAX];	/* compressed, waiting for its chunk */
-};
-
-static void put_be32(unsigned char *p, uint32_t v)
-{
-	p[0] = (unsigned char)(v >> 24);
-	p[1] = (unsigned char)(v >> 16);
-	p[2] = (unsigned char)(v >> 8);
-	p[3] = (unsigned char)v;
-}
-
-/* One chunk: length, type, data and zlib's CRC-32 of type and data. */
-static void png_chunk(struct png *png, const char *type,
-		      const unsigned char *data, size_t len)
-{
-	unsigned char b[4];
-	uLong crc;
-
-	put_be32(b, (uint32_t)len);
-	fwrite(b, 1, 4, png->f);
-	fwrite(type, 1, 4, png->f);
-	crc = crc32(0, (const Bytef *)type, 4);
-	if (len) {
-		fwrite(data, 1, len, png->f);
-		crc = crc32(crc, data, (uInt)len);
-	}
-	put_be32(b, (uint32_t)crc);
-	fwrite(b, 1, 4, png->f);
-}
-
-/*
- * Compress n bytes (none, with finish, to end the stream), writing each
- * full output buffer as an IDAT chunk, and at the end what is left.
- */
-static void png_deflate(struct png *png, const unsigned char *p, size_t n,
-			bool finish)
-{
-	int ret;
-
-	if (png->z_failed)
-		return;
-	png->z.next_in = (Bytef *)p;
-	png->z.avail_in = (uInt)n;
-	do {
-		ret = deflate(&png->z, finish ? Z_FINISH : Z_NO_FLUSH);
-		if (ret == Z_STREAM_ERROR) {
-			png->z_failed = true;
-			return;
-		}
-		if (!png->z.avail_out || (finish && ret == Z_STREAM_END)) {
-			png_chunk(png, "IDAT", png->out,
-				  sizeof(png->out) - png->z.avail_out);
-			png->z.next_out = png->out;
-			png->z.avail_out = sizeof(png->out);
-		}
-	} while (png->z.avail_in || (finish && ret != Z_STREAM_END));
-}
-
-static void png_data(struct png *png, const unsigned char *p, size_t n)
-{
-	png_deflate(png, p, n, false);
-}
-
-static void png_begin(struct png *png)
-{
-	static const unsigned char signature[8] = {
-		0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n',
-	};
-	unsigned char ihdr[13], plte[PAL_SIZE * 3];
-	int s, q, k;
-
-	fwrite(signature, 1, sizeof(signature), png->f);
-	put_be32(ihdr, png->width);
-	put_be32(ihdr + 4, png->height);
-	ihdr[8] = 8;		/* bits per palette index */
-	ihdr[9] = 3;		/* colour type: palette */
-	ihdr[10] = 0;		/* deflate */
-	ihdr[11] = 0;		/* adaptive filtering, each row "None" */
-	ihdr[12] = 0;		/* not interlaced */
-	png_chunk(png, "IHDR", ihdr, sizeof(ihdr));
-	memset(plte, 0, sizeof(plte));
-	memset(plte + 3 * PAL_TEXT, 0xd0, 3);
-	/* a quarter step from "not present" towards the state's colour */
-	for (s = 0; s < ST_NR; s++)
-		for (q = 1; q <= 4; q++)
-			for (k = 0; k < 3; k++)
-				plte[3 * pal_index(s, q) + k] = (unsigned char)
-					(styles[ST_NONE].rgb[k] +
-					 (styles[s].rgb[k] -
-					  styles[ST_NONE].rgb[k]) * q / 4);
-	png_chunk(png, "PLTE", plte, sizeof(plte));
-	png->z.next_out = png->out;
-	png->z.avail_out = sizeof(png->out);
-	memset(png->band, PAL_BACKGROUND, (size_t)png->width * LINE_PX);
-}
-
-/* Write the band, each pixel row with filter type 0, and clear it. */
-static void png_band(struct png *png)
-{
-	static const unsigned char filter_none;
-	unsigned int y;
-
-	for (y = 0; y < LINE_PX; y++) {
-		png_data(png, &filter_none, 1);
-		png_data(png, png->band + (size_t)y * png->width, png->width);
-	}
-	memset(png->band, PAL_BACKGROUND, (size_t)png->width * LINE_PX);
-}
-
-static void png_fill(struct png *png, unsigned int x, unsigned int y,
-		     unsigned int w, unsigned int h, unsigned char color)
-{
-	unsigned int i;
-
-	if (x >= png->width)
-		return;
-	if (w > png->width - x)
-		w = png->width - x;
-	for (i = y; i < y + h && i < LINE_PX; i++)
-		memset(png->band + (size_t)i * png->width + x, color, w);
-}
-
-/* Text from pixel column x, clipped at the right edge. */
-static void png_text(struct png *png, unsigned int x, const char *s)
-{
-	unsigned int r, b;
-
-	for (; *s && x + GLYPH_PX <= png->width; s++, x += GLYPH_PX) {
-		const unsigned char *rows = glyph_rows(*s);
-
-		for (r = 0; r < FONT_H; r++)
-			for (b = 0; b < FONT_W; b++)
-				if (rows[r] & 0x80 >> b)
-					png->band[(size_t)(1 + r) * png->width +
-						  x + b] = PAL_TEXT;
-	}
-}
-
-static void png_text_line(struct png *png, const char *s)
-{
-	png_text(png, 0, s);
-	png_band(png);
-}
-
-static void png_cell(struct png *png, unsigned int x, const struct cell *c,
+static void png_cell(struct pmaps_png *png, unsigned int x, const struct cell *c,
 		     unsigned long long scale)
 {
 	if (scale == 1) {
-		png_fill(png, x, 1, CELL_PX, PAGE_PX, pal_index(c->first, 4));
+		pmaps_png_fill(png, x, 1, CELL_PX, PAGE_PX, pal_index(c->first, 4));
 		if (c->second < ST_NR)
-			png_fill(png, x, 1 + PAGE_PX, CELL_PX, PAGE_PX,
+			pmaps_png_fill(png, x, 1 + PAGE_PX, CELL_PX, PAGE_PX,
 				 pal_index(c->second, 4));
 	} else {
-		png_fill(png, x, 1, CELL_PX, 2 * PAGE_PX,
+		pmaps_png_fill(png, x, 1, CELL_PX, 2 * PAGE_PX,
 			 c->shade ? pal_index(c->state, c->shade) :
 			 pal_index(ST_NONE, 4));
 	}
@@ -1025,31 +854,31 @@ static size_t png_head_lines(const struct mapctx *m)
 	       m->nr_notes;
 }
 
-static void png_head(struct mapctx *m, struct png *png)
+static void png_head(struct mapctx *m, struct pmaps_png *png)
 {
 	char line[256];
 	size_t i;
 	int s;
 
 	doc_title(m->doc, line, sizeof(line));
-	png_text_line(png, line);
+	pmaps_png_text_line(png, line);
 	for (s = 0; s < ST_NR; s++) {
 		if (s == ST_UNKNOWN && !m->any_unknown)
 			continue;
-		png_fill(png, GLYPH_PX, 1, SWATCH_PX, SWATCH_PX,
+		pmaps_png_fill(png, GLYPH_PX, 1, SWATCH_PX, SWATCH_PX,
 			 pal_index(s, 4));
-		png_text(png, 3 * GLYPH_PX, styles[s].name);
-		png_band(png);
+		pmaps_png_text(png, 3 * GLYPH_PX, styles[s].name);
+		pmaps_png_band(png);
 	}
 	if (m->any_zoom)
-		png_text_line(png, "zoomed: a cell is N pages, brighter when more are resident");
+		pmaps_png_text_line(png, "zoomed: a cell is N pages, brighter when more are resident");
 	for (i = 0; i < m->nr_notes; i++) {
 		snprintf(line, sizeof(line), "note: %s", m->notes[i]);
-		png_text_line(png, line);
+		pmaps_png_text_line(png, line);
 	}
 }
 
-static void png_vma(struct mapctx *m, struct png *png,
+static void png_vma(struct mapctx *m, struct pmaps_png *png,
 		    const struct pmaps_vma *whole)
 {
 	const struct pmaps_vma shown = vma_shown(m, whole), *v = &shown;
@@ -1061,17 +890,17 @@ static void png_vma(struct mapctx *m, struct png *png,
 	struct cell c;
 
 	vma_title(m, v, line, sizeof(line));
-	png_text_line(png, line);
+	pmaps_png_text_line(png, line);
 	walker_init(&w, m, v);
-	for (row = 0; row < rows && !ferror(png->f); row++) {
+	for (row = 0; row < rows && !pmaps_png_error(png); row++) {
 		snprintf(line, sizeof(line), "  %0*llx", m->aw,
 			 v->start + row * per_row * m->psize);
-		png_text(png, 0, line);
+		pmaps_png_text(png, 0, line);
 		for (i = 0; i < m->row_chars && w.page < w.npages; i++) {
 			next_cell(&w, scale, &c);
 			png_cell(png, x0 + i * CELL_PX, &c, scale);
 		}
-		png_band(png);
+		pmaps_png_band(png);
 	}
 }
 
@@ -1083,9 +912,11 @@ static void png_vma(struct mapctx *m, struct png *png,
 static int map_png(FILE *f, const struct pmaps_map_opts *opts,
 		   const struct pmaps_doc *doc, char *err, size_t errlen)
 {
+	unsigned char rgb[NR_COLORS][3];
 	unsigned long long lines;
-	struct png *png = NULL;
+	struct pmaps_png *png;
 	size_t i, text_chars;
+	int s, q, k;
 	unsigned int width;
 	struct mapctx m;
 	char line[512];
@@ -1118,44 +949,24 @@ static int map_png(FILE *f, const struct pmaps_map_opts *opts,
 			 lines * LINE_PX, MAX_HEIGHT_PX);
 		goto out;
 	}
-	png = malloc(sizeof(*png));
-	if (!png) {
-		snprintf(err, errlen, "out of memory");
+	/* a quarter step from "not present" towards the state's colour */
+	for (s = 0; s < ST_NR; s++)
+		for (q = 1; q <= 4; q++)
+			for (k = 0; k < 3; k++)
+				rgb[pal_index(s, q) - PMAPS_PNG_COLORS][k] =
+					(unsigned char)
+					(styles[ST_NONE].rgb[k] +
+					 (styles[s].rgb[k] -
+					  styles[ST_NONE].rgb[k]) * q / 4);
+	png = pmaps_png_open(f, width, (unsigned int)lines * LINE_PX, rgb[0],
+			     NR_COLORS, err, errlen);
+	if (!png)
 		goto out;
-	}
-	memset(png, 0, offsetof(struct png, out));
-	if (deflateInit(&png->z, Z_DEFAULT_COMPRESSION) != Z_OK) {
-		snprintf(err, errlen, "out of memory");
-		goto out;
-	}
-	png->z_open = true;
-	png->f = f;
-	png->width = width;
-	png->height = (unsigned int)lines * LINE_PX;
-	png->band = malloc((size_t)png->width * LINE_PX);
-	if (!png->band) {
-		snprintf(err, errlen, "out of memory");
-		goto out;
-	}
-	png_begin(png);
 	png_head(&m, png);
 	for (i = 0; i < doc->map.nr_vmas && !ferror(f); i++)
 		png_vma(&m, png, &doc->map.vmas[i]);
-	png_deflate(png, NULL, 0, true);
-	png_chunk(png, "IEND", NULL, 0);
-	if (png->z_failed)
-		snprintf(err, errlen, "deflate failed: %s",
-			 png->z.msg ? png->z.msg : "stream error");
-	else if (fflush(f) || ferror(f))
-		ret = errno ? errno : EIO;
-	else
-		ret = 0;
+	ret = pmaps_png_close(png, err, errlen);
 out:
-	if (png && png->z_open)
-		deflateEnd(&png->z);
-	if (png)
-		free(png->band);
-	free(png);
 	detail_close(&m);
 	return ret;
 }

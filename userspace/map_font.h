@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The PNG's font (map.c): printable ASCII, 0x20 to 0x7e, 6x10 pixels a
+ * The PNG's font (png.c): printable ASCII, 0x20 to 0x7e, 6x10 pixels a
  * character, a row a byte, 0x80 the leftmost pixel; the baseline is under
  * row 7, rows 8 and 9 the descenders.
  *
