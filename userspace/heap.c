@@ -6,10 +6,11 @@
  * views:
  *
  *  - the map (default): each heap as rows of cells, a cell being eight
- *    16-byte allocation units at nine grey levels, from none of the eight
- *    in use (dark) to all eight (bright); two cells per character, the
- *    upper half block U+2580 in the first one's grey over the second's.
- *    Without colour a character is one cell: '.', a digit 1-7, or '#'.
+ *    16-byte allocation units (--scale N: N of them) at nine grey levels,
+ *    from none of the eight in use (dark) to all eight (bright), in
+ *    eighths of the cell; two cells per character, the upper half block
+ *    U+2580 in the first one's grey over the second's.  Without colour a
+ *    character is one cell: '.', a digit 1-7, or '#'.
  *  - --summary: per arena, its bytes by where they are.
  *  - --chunks: one line per chunk.
  *  - --json: schema "pmaps-heap/1", described in README.md.
@@ -26,8 +27,10 @@
 #include "heap.h"
 #include "map.h"
 
-#define UNITS_PER_CELL	8
-#define CELL_BYTES	(UNITS_PER_CELL * PMAPS_HEAP_UNIT)
+#define LEVELS		8		/* grey levels 0..8: eighths */
+#define DEFAULT_SCALE	8		/* units a cell: one a level */
+/* Units a cell at most: 16 GiB, far from overflowing a row's bytes. */
+#define MAX_SCALE	(1ULL << 30)
 #define ROW_STEP	16		/* characters of a row: a multiple */
 #define UPPER_HALF	"\xe2\x96\x80"
 
@@ -49,6 +52,9 @@ static const char heap_usage[] =
 "Options:\n"
 "  -w, --width COLUMNS   fill this many columns (default: COLUMNS, else the\n"
 "                        terminal's width, else 80)\n"
+"  -s, --scale N         N allocation units of 16 bytes per cell of the map\n"
+"                        (default 8), for a large heap; its grey is still\n"
+"                        the fraction of them in use, in eighths\n"
 "      --color[=WHEN]    auto (default: if stdout is a terminal and NO_COLOR\n"
 "                        is unset or empty), always or never; without colour\n"
 "                        a character is a digit, as the legend says\n"
@@ -58,9 +64,9 @@ static const char heap_usage[] =
 "                        pmaps heap finds without them\n"
 "  -h, --help            show this help and exit\n"
 "\n"
-"In the map a cell is 8 allocation units of 16 bytes, at nine grey levels\n"
-"from none in use to all 8 in use; a character is two cells in colour, one\n"
-"without.  Chunks in a tcache, a fastbin or a bin, and the top chunk, are\n"
+"In the map a cell is 8 allocation units of 16 bytes (or --scale's N), at\n"
+"nine grey levels from none in use to all in use; a character is two cells\n"
+"in colour, one without.  Chunks in a tcache, a fastbin or a bin, and the top chunk, are\n"
 "free.  With debug symbols (Debian: libc6-dbg), main_arena and mp_ are\n"
 "read from them; without, what the heaps show is used, and the output says\n"
 "what could not be known.\n"
@@ -84,6 +90,7 @@ static const struct option heap_options[] = {
 	{ "chunks",	no_argument,	   NULL, OPT_CHUNKS },
 	{ "json",	no_argument,	   NULL, OPT_JSON },
 	{ "width",	required_argument, NULL, 'w' },
+	{ "scale",	required_argument, NULL, 's' },
 	{ "color",	optional_argument, NULL, OPT_COLOR },
 	{ "debug-dir",	required_argument, NULL, OPT_DEBUG_DIR },
 	{ "help",	no_argument,	   NULL, 'h' },
@@ -94,6 +101,7 @@ struct heap_opts {
 	enum view view;
 	const char *view_option;
 	unsigned int width;
+	unsigned long long scale;	/* allocation units a cell */
 	bool color;
 	const char *debug_dir;
 	int pid;
@@ -157,13 +165,45 @@ static int addr_width(const struct pmaps_heap_report *r)
 /* xterm's grey ramp, 232 to 255, for levels 0..8 */
 static int grey(unsigned int level)
 {
-	return 232 + (int)(level * 23 / UNITS_PER_CELL);
+	return 232 + (int)(level * 23 / LEVELS);
 }
 
 static char cell_letter(unsigned int level)
 {
-	return level == 0 ? '.' : level == UNITS_PER_CELL ? '#' :
-	       (char)('0' + level);
+	return level == 0 ? '.' : level == LEVELS ? '#' : (char)('0' + level);
+}
+
+/*
+ * The level of used units of a cell of scale: eighths in use, rounded,
+ * but 0 only for none and 8 only for all, so that a cell with anything
+ * in use, or anything free, never passes for empty or full.  At the
+ * default scale, the units in use.
+ */
+static unsigned int cell_level(unsigned long long used,
+			       unsigned long long scale)
+{
+	unsigned int l = (unsigned int)((used * LEVELS + scale / 2) / scale);
+
+	if (used && !l)
+		return 1;
+	if (used < scale && l == LEVELS)
+		return LEVELS - 1;
+	return l;
+}
+
+/*
+ * The level of the cell at *addr in h, whose units past the heap's end
+ * count as not in use; moves *addr to the next cell.
+ */
+static unsigned int next_cell(const struct pmaps_heap_seg *h, uint64_t *addr,
+			      unsigned long long scale, size_t *from)
+{
+	uint64_t left = (h->end - *addr) / PMAPS_HEAP_UNIT;
+	unsigned int n = (unsigned int)(left < scale ? left : scale);
+	unsigned int used = pmaps_heap_units_used(h, *addr, n, from);
+
+	*addr += scale * PMAPS_HEAP_UNIT;
+	return cell_level(used, scale);
 }
 
 /* Characters per row: a multiple of ROW_STEP that fits, at least one step. */
@@ -178,26 +218,32 @@ static unsigned int row_chars(const struct heap_opts *o, int aw)
 
 static void map_legend(FILE *out, const struct heap_opts *o)
 {
+	unsigned long long cell = o->scale * PMAPS_HEAP_UNIT;
 	unsigned int l;
 
 	if (!o->color) {
-		fprintf(out, "legend: a character is a cell of %d units of %d bytes (%d bytes): '.' none in use, 1-7 that many, '#' all %d\n",
-			UNITS_PER_CELL, PMAPS_HEAP_UNIT, CELL_BYTES,
-			UNITS_PER_CELL);
+		fprintf(out, "legend: a character is a cell of %llu units of %d bytes (%llu bytes): '.' none in use, 1-7 that many%s, '#' all %llu\n",
+			o->scale, PMAPS_HEAP_UNIT, cell,
+			o->scale == DEFAULT_SCALE ? "" : " eighths of them",
+			o->scale);
 		return;
 	}
-	fputs("legend: units of 16 bytes in use of a cell's 8: ", out);
-	for (l = 0; l <= UNITS_PER_CELL; l++)
+	if (o->scale == DEFAULT_SCALE)
+		fputs("legend: units of 16 bytes in use of a cell's 8: ", out);
+	else
+		fprintf(out, "legend: eighths in use of a cell's %llu units of 16 bytes: ",
+			o->scale);
+	for (l = 0; l <= LEVELS; l++)
 		fprintf(out, "\033[48;5;%dm  \033[0m%u ", grey(l), l);
-	fprintf(out, "; a character is two cells, %d bytes\n",
-		2 * CELL_BYTES);
+	fprintf(out, "; a character is two cells, %llu bytes\n", 2 * cell);
 }
 
 static void map_heap(FILE *out, const struct heap_opts *o,
 		     const struct pmaps_heap_seg *h, int aw)
 {
 	unsigned int chars = row_chars(o, aw), per_char = o->color ? 2 : 1;
-	uint64_t row_bytes = (uint64_t)chars * per_char * CELL_BYTES;
+	uint64_t row_bytes = (uint64_t)chars * per_char * o->scale *
+			     PMAPS_HEAP_UNIT;
 	uint64_t row, addr;
 	size_t from = 0;
 
@@ -212,14 +258,8 @@ static void map_heap(FILE *out, const struct heap_opts *o,
 			bool second = false;
 
 			for (k = 0; k < per_char && addr < h->end; k++) {
-				unsigned int n = UNITS_PER_CELL;
-
-				if (h->end - addr < CELL_BYTES)
-					n = (unsigned int)((h->end - addr) /
-							   PMAPS_HEAP_UNIT);
-				lv[k] = pmaps_heap_units_used(h, addr, n, &from);
+				lv[k] = next_cell(h, &addr, o->scale, &from);
 				second = k == 1;
-				addr += CELL_BYTES;
 			}
 			if (!o->color)
 				fputc(cell_letter(lv[0]), out);
@@ -423,7 +463,7 @@ static int parse_args(int argc, char **argv, struct heap_opts *o)
 	o->debug_dir = getenv("PMAPS_DEBUG_DIR");
 	if (o->debug_dir && !*o->debug_dir)
 		o->debug_dir = NULL;
-	while ((opt = getopt_long(argc, argv, "w:h", heap_options,
+	while ((opt = getopt_long(argc, argv, "w:s:h", heap_options,
 				  NULL)) != -1) {
 		st = PMAPS_OK;
 		switch (opt) {
@@ -441,6 +481,12 @@ static int parse_args(int argc, char **argv, struct heap_opts *o)
 				return usage_error("--width: expected a number of columns, got '%s'",
 						   optarg);
 			o->width = (unsigned int)val;
+			break;
+		case 's':
+			if (!pmaps_number_parse(optarg, 1, MAX_SCALE, &val))
+				return usage_error("--scale: expected a number of 16-byte units from 1 to %llu, got '%s'",
+						   MAX_SCALE, optarg);
+			o->scale = val;
 			break;
 		case OPT_COLOR:
 			if (pmaps_color_parse(optarg, &when))
@@ -475,7 +521,7 @@ static int parse_args(int argc, char **argv, struct heap_opts *o)
 
 int pmaps_cmd_heap(int argc, char **argv)
 {
-	struct heap_opts o = { .view = VIEW_MAP };
+	struct heap_opts o = { .view = VIEW_MAP, .scale = DEFAULT_SCALE };
 	struct pmaps_heap_report r;
 	char err[2048];
 	int st;

@@ -154,12 +154,16 @@ result summary_is_the_sum_of_the_chunks
 cmp -s "$tmp/want_summary" "$tmp/got_summary" ||
 	diff "$tmp/want_summary" "$tmp/got_summary" | diag
 
-# The map without colour: a character per 128 bytes, the units in use.
-run "$PMAPS" heap --color=never -w 100 "$pid"
-awk '
+# want_map SCALE: the map without colour drawn from the chunks, a heap a
+# line: a character per cell of SCALE 16-byte units, its level the eighths
+# in use, rounded (the units in use at 8), but 0 only for none and 8 only
+# for all.
+want_map() {
+	awk -v S="$1" '
 	/^heap / {
 		split(substr($2, 3), r, "-0x"); start = hex(r[1]); end = hex(r[2])
-		cells = int((end - start + 127) / 128)
+		cb = S * 16
+		cells = int((end - start + cb - 1) / cb)
 		for (i = 0; i < cells; i++) u[i] = 0
 		printf "%s", (nheap++ ? "\n" : "")
 		next
@@ -169,15 +173,18 @@ awk '
 		s = $2; k = $3; addr = hex($1)
 		if (k == "used" || k == "header" || k == "fence")
 			for (x = addr; x < addr + s; x += 16)
-				u[int((x - start) / 128)]++
+				u[int((x - start) / cb)]++
 		last = addr + s
 		if (last >= end) flush()
 	}
-	function flush(   i, c) {
+	function flush(   i, c, l) {
 		if (!cells) return
 		for (i = 0; i < cells; i++) {
 			c = u[i]
-			printf "%s", c == 0 ? "." : c == 8 ? "#" : c
+			l = int((c * 8 + int(S / 2)) / S)
+			if (c > 0 && l == 0) l = 1
+			if (c < S && l == 8) l = 7
+			printf "%s", l == 0 ? "." : l == 8 ? "#" : l
 		}
 		cells = 0
 	}
@@ -187,15 +194,72 @@ awk '
 			v = v * 16 + index("0123456789abcdef", substr(x, i, 1)) - 1
 		return v
 	}
-	END { print "" }' "$tmp/chunks_dbg" > "$tmp/want_map"
-awk '/^heap / { printf "%s", (n++ ? "\n" : ""); next }
-	/^chunks served/ { exit }
-	/^  [0-9a-f]+ / { printf "%s", $2 }
-	END { print "" }' "$tmp/out" > "$tmp/got_map"
+	END { print "" }' "$tmp/chunks_dbg"
+}
+
+# got_map: the cells of the map in $tmp/out, a heap a line.
+got_map() {
+	awk '/^heap / { printf "%s", (n++ ? "\n" : ""); next }
+		/^chunks served/ { exit }
+		/^  [0-9a-f]+ / { printf "%s", $2 }
+		END { print "" }' "$tmp/out"
+}
+
+# The map without colour: a character per 128 bytes, the units in use.
+run "$PMAPS" heap --color=never -w 100 "$pid"
+want_map 8 > "$tmp/want_map"
+got_map > "$tmp/got_map"
 [ "$rc" = 0 ] && [ -s "$tmp/want_map" ] && cmp -s "$tmp/want_map" "$tmp/got_map" &&
 	grep -q "^legend: a character is a cell of 8 units of 16 bytes" "$tmp/out"
 result map_is_drawn_from_the_chunks
 cmp -s "$tmp/want_map" "$tmp/got_map" || { wc -c "$tmp/want_map" "$tmp/got_map"; cmp "$tmp/want_map" "$tmp/got_map"; } | diag
+cp "$tmp/out" "$tmp/map8"
+
+# --scale 64: a cell is 1 KiB, its level the eighths of it in use.
+run "$PMAPS" heap --color=never -w 100 --scale 64 "$pid"
+want_map 64 > "$tmp/want_map"
+got_map > "$tmp/got_map"
+[ "$rc" = 0 ] && [ -s "$tmp/want_map" ] && cmp -s "$tmp/want_map" "$tmp/got_map" &&
+	grep -q "^legend: a character is a cell of 64 units of 16 bytes (1024 bytes): '.' none in use, 1-7 that many eighths of them, '#' all 64$" "$tmp/out"
+result map_scale_is_drawn_from_the_chunks
+cmp -s "$tmp/want_map" "$tmp/got_map" || { wc -c "$tmp/want_map" "$tmp/got_map"; cmp "$tmp/want_map" "$tmp/got_map"; } | diag
+
+# rows FILE CELLS: the rows of each heap in FILE, a map of CELLS cells a
+# row, as "START-END ROWS" lines: as computed from the heap's size, and
+# (rows_got) as drawn.
+rows_want() {
+	awk -v C="$2" '/^heap / {
+		split(substr($2, 3), r, "-0x")
+		n = hex(r[2]) - hex(r[1])
+		print $2, int((n + C * 16 - 1) / (C * 16))
+	}
+	function hex(x,   i, v) {
+		v = 0
+		for (i = 1; i <= length(x); i++)
+			v = v * 16 + index("0123456789abcdef", substr(x, i, 1)) - 1
+		return v
+	}' "$1"
+}
+rows_got() {
+	awk '/^heap / { if (h) print h, n; h = $2; n = 0; next }
+		/^chunks served/ { exit }
+		/^  [0-9a-f]+ / { n++ }
+		END { if (h) print h, n }' "$1"
+}
+# -w 100: "  ", the address and " " (aw + 3), then characters by 16; aw
+# is the width of --chunks' addresses.
+aw=$(awk '/^  [0-9a-f]+ / { print length($1); exit }' "$tmp/chunks_dbg")
+chars=$(( (100 - aw - 3) / 16 * 16 ))
+rows_want "$tmp/chunks_dbg" $((chars * 8)) > "$tmp/want_rows8"
+rows_want "$tmp/chunks_dbg" $((chars * 64)) > "$tmp/want_rows64"
+rows_got "$tmp/map8" > "$tmp/got_rows8"
+rows_got "$tmp/out" > "$tmp/got_rows64"
+[ "$rc" = 0 ] && [ -s "$tmp/want_rows8" ] &&
+	cmp -s "$tmp/want_rows8" "$tmp/got_rows8" &&
+	cmp -s "$tmp/want_rows64" "$tmp/got_rows64" &&
+	! cmp -s "$tmp/got_rows8" "$tmp/got_rows64"
+result map_scale_divides_the_rows
+diff "$tmp/want_rows64" "$tmp/got_rows64" | diag
 
 run "$PMAPS" heap --color=always -w 100 "$pid"
 [ "$rc" = 0 ] && grep -q "${esc}\[38;5;255m${esc}\[48;5;255m" "$tmp/out" &&
@@ -260,6 +324,9 @@ expect_text no_pid 2 "" "pmaps heap: expected a PID
 $usage_hint"
 run "$PMAPS" heap --summary --json 1
 expect_text two_views 2 "" "pmaps heap: --summary and --json: expected at most one view
+$usage_hint"
+run "$PMAPS" heap --scale 0 1
+expect_text bad_scale 2 "" "pmaps heap: --scale: expected a number of 16-byte units from 1 to 1073741824, got '0'
 $usage_hint"
 run "$PMAPS" heap 1x
 expect_text bad_pid 2 "" "pmaps heap: expected a PID, got '1x'
