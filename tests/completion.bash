@@ -72,12 +72,13 @@ sleep 60 &
 child=$!
 trap 'kill $child 2>/dev/null' EXIT
 
-echo "1..29"
+echo "1..30"
 # The command words, alone or among PIDs.
 is "pmaps w" "watch wss"
 is "pmaps c" "core"
 is "pmaps heap --d" "--debug-dir"
 is "pmaps heap --s" "--scale --summary"
+is "pmaps heap --p" "--png"
 has "pmaps " help
 has "pmaps " "$child"
 is "pmaps help " "core diff export heap map perf record top watch wss"

@@ -18,7 +18,7 @@ want="qemu-system-x86 busybox-static cpio gzip make gcc libc6-dev valgrind"
 # pmaps top (ncurses) and its screen tests (tmux); the CLI tests' tools:
 # script(1) from bsdutils, setpriv(1) from util-linux, file(1), python3.
 want="$want libncurses-dev tmux bsdutils util-linux file python3"
-# pmaps map --png compresses with zlib.
+# pmaps map --png and pmaps heap --png compress with zlib.
 want="$want zlib1g-dev"
 # pmaps export's tests parse its OpenMetrics text with the client's parser.
 want="$want python3-prometheus-client"

@@ -14,18 +14,23 @@
  *  - --summary: per arena, its bytes by where they are.
  *  - --chunks: one line per chunk.
  *  - --json: schema "pmaps-heap/1", described in README.md.
+ *  - --png FILE: the map as an image, through png.c as pmaps map's; its
+ *    bands are the lines of the map in colour, each cell a square.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "commands.h"
 #include "heap.h"
 #include "map.h"
+#include "png.h"
 
 #define LEVELS		8		/* grey levels 0..8: eighths */
 #define DEFAULT_SCALE	8		/* units a cell: one a level */
@@ -48,6 +53,9 @@ static const char heap_usage[] =
 "                        chunk, in tcaches, fastbins and bins\n"
 "      --chunks          one line per chunk: address, size, state\n"
 "      --json            JSON (schema pmaps-heap/1)\n"
+"      --png FILE        the map as a PNG image in FILE, a cell a square of\n"
+"                        5x5 pixels, laid out as in colour (- for stdout,\n"
+"                        but not a terminal)\n"
 "\n"
 "Options:\n"
 "  -w, --width COLUMNS   fill this many columns (default: COLUMNS, else the\n"
@@ -75,12 +83,13 @@ static const char heap_usage[] =
 "its heap is not glibc's or is corrupted (the message says where); 2 for\n"
 "bad usage.\n";
 
-enum view { VIEW_MAP, VIEW_SUMMARY, VIEW_CHUNKS, VIEW_JSON };
+enum view { VIEW_MAP, VIEW_SUMMARY, VIEW_CHUNKS, VIEW_JSON, VIEW_PNG };
 
 enum {
 	OPT_SUMMARY = 256,
 	OPT_CHUNKS,
 	OPT_JSON,
+	OPT_PNG,
 	OPT_COLOR,
 	OPT_DEBUG_DIR,
 };
@@ -89,6 +98,7 @@ static const struct option heap_options[] = {
 	{ "summary",	no_argument,	   NULL, OPT_SUMMARY },
 	{ "chunks",	no_argument,	   NULL, OPT_CHUNKS },
 	{ "json",	no_argument,	   NULL, OPT_JSON },
+	{ "png",	required_argument, NULL, OPT_PNG },
 	{ "width",	required_argument, NULL, 'w' },
 	{ "scale",	required_argument, NULL, 's' },
 	{ "color",	optional_argument, NULL, OPT_COLOR },
@@ -100,6 +110,7 @@ static const struct option heap_options[] = {
 struct heap_opts {
 	enum view view;
 	const char *view_option;
+	const char *png_path;		/* --png */
 	unsigned int width;
 	unsigned long long scale;	/* allocation units a cell */
 	bool color;
@@ -124,15 +135,66 @@ static const char *arena_name(const struct pmaps_arena *a, char *buf,
 	return buf;
 }
 
-static void print_head(FILE *out, const struct heap_opts *o,
+/*
+ * Where lines go: a stream, a PNG (the map's, a band a line, so that the
+ * image is laid out as the coloured terminal's map is), or nowhere, a
+ * first pass that measures the PNG.
+ */
+enum sink { TO_TEXT, TO_MEASURE, TO_PNG };
+
+struct drawer {
+	enum sink to;
+	FILE *out;			/* TO_TEXT */
+	struct pmaps_png *png;		/* TO_PNG */
+	const struct heap_opts *o;
+	int aw;				/* hex digits of an address */
+	unsigned int chars;		/* characters of a row of the map */
+	unsigned int per_char;		/* cells a character */
+	unsigned long long lines;	/* TO_MEASURE: the lines ... */
+	size_t text_chars;		/* ... and the longest's characters */
+};
+
+/* TO_MEASURE: one more line, of n characters. */
+static void measure(struct drawer *d, size_t n)
+{
+	d->lines++;
+	if (n > d->text_chars)
+		d->text_chars = n;
+}
+
+static void put_line(struct drawer *d, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void put_line(struct drawer *d, const char *fmt, ...)
+{
+	/* the longest: "LABEL: glibc V, layout from" and layout_from */
+	char buf[1536];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	if (d->to == TO_TEXT) {
+		vfprintf(d->out, fmt, ap);
+		fputc('\n', d->out);
+	} else {
+		n = vsnprintf(buf, sizeof(buf), fmt, ap);
+		if (d->to == TO_PNG)
+			pmaps_png_text_line(d->png, buf);
+		else
+			measure(d, n > 0 ? (size_t)n : 0);
+	}
+	va_end(ap);
+}
+
+static void print_head(struct drawer *d, const struct heap_opts *o,
 		       const struct pmaps_heap_report *r)
 {
 	size_t i;
 
-	fprintf(out, "%s: glibc %s, layout from %s\n", o->label, r->version,
-		r->layout_from);
+	put_line(d, "%s: glibc %s, layout from %s", o->label, r->version,
+		 r->layout_from);
 	for (i = 0; i < r->nr_notes; i++)
-		fprintf(out, "note: %s\n", r->notes[i]);
+		put_line(d, "note: %s", r->notes[i]);
 }
 
 static int hex_digits(uint64_t v)
@@ -216,65 +278,150 @@ static unsigned int row_chars(const struct heap_opts *o, int aw)
 	return avail ? avail : ROW_STEP;
 }
 
-static void map_legend(FILE *out, const struct heap_opts *o)
-{
-	unsigned long long cell = o->scale * PMAPS_HEAP_UNIT;
-	unsigned int l;
+/*
+ * The PNG's geometry, map.c's: a band of PMAPS_PNG_LINE_PX pixel rows a
+ * line; in a row of the map a character is a column CELL_PX wide, its
+ * two cells squares one over the other, from the band's second pixel row.
+ */
+#define GLYPH_PX	PMAPS_PNG_GLYPH_PX
+#define CELL_PX		5
+#define SWATCH_PX	10
 
-	if (!o->color) {
-		fprintf(out, "legend: a character is a cell of %llu units of %d bytes (%llu bytes): '.' none in use, 1-7 that many%s, '#' all %llu\n",
+_Static_assert(1 + 2 * CELL_PX < PMAPS_PNG_LINE_PX, "two cells fit a band");
+
+/* Palette index of a grey level. */
+static unsigned char png_grey(unsigned int level)
+{
+	return (unsigned char)(PMAPS_PNG_COLORS + level);
+}
+
+/* What the legend's greys are, before them. */
+static void legend_lead(const struct heap_opts *o, char *buf, size_t len)
+{
+	if (o->scale == DEFAULT_SCALE)
+		snprintf(buf, len, "legend: units of 16 bytes in use of a cell's 8: ");
+	else
+		snprintf(buf, len, "legend: eighths in use of a cell's %llu units of 16 bytes: ",
+			 o->scale);
+}
+
+static void put_legend(struct drawer *d)
+{
+	const struct heap_opts *o = d->o;
+	unsigned long long cell = o->scale * PMAPS_HEAP_UNIT;
+	char lead[128], tail[128];
+	unsigned int l, x;
+
+	if (d->to == TO_TEXT && !o->color) {
+		fprintf(d->out, "legend: a character is a cell of %llu units of %d bytes (%llu bytes): '.' none in use, 1-7 that many%s, '#' all %llu\n",
 			o->scale, PMAPS_HEAP_UNIT, cell,
 			o->scale == DEFAULT_SCALE ? "" : " eighths of them",
 			o->scale);
 		return;
 	}
-	if (o->scale == DEFAULT_SCALE)
-		fputs("legend: units of 16 bytes in use of a cell's 8: ", out);
+	legend_lead(o, lead, sizeof(lead));
+	/* what a character is on the terminal, and a pixel in the PNG */
+	if (d->to == TO_TEXT)
+		snprintf(tail, sizeof(tail), "; a character is two cells, %llu bytes",
+			 2 * cell);
 	else
-		fprintf(out, "legend: eighths in use of a cell's %llu units of 16 bytes: ",
-			o->scale);
-	for (l = 0; l <= LEVELS; l++)
-		fprintf(out, "\033[48;5;%dm  \033[0m%u ", grey(l), l);
-	fprintf(out, "; a character is two cells, %llu bytes\n", 2 * cell);
-}
+		snprintf(tail, sizeof(tail), "; a cell is a square of %dx%d pixels, %llu bytes",
+			 CELL_PX, CELL_PX, cell);
+	/* a level is a swatch of two characters, its digit and a blank */
+	switch (d->to) {
+	case TO_TEXT:
+		fputs(lead, d->out);
+		for (l = 0; l <= LEVELS; l++)
+			fprintf(d->out, "\033[48;5;%dm  \033[0m%u ", grey(l), l);
+		fprintf(d->out, "%s\n", tail);
+		break;
+	case TO_MEASURE:
+		measure(d, strlen(lead) + 4 * (LEVELS + 1) + strlen(tail));
+		break;
+	case TO_PNG:
+		pmaps_png_text(d->png, 0, lead);
+		x = (unsigned int)strlen(lead) * GLYPH_PX;
+		for (l = 0; l <= LEVELS; l++, x += 4 * GLYPH_PX) {
+			char digit[2] = { (char)('0' + l), '\0' };
 
-static void map_heap(FILE *out, const struct heap_opts *o,
-		     const struct pmaps_heap_seg *h, int aw)
-{
-	unsigned int chars = row_chars(o, aw), per_char = o->color ? 2 : 1;
-	uint64_t row_bytes = (uint64_t)chars * per_char * o->scale *
-			     PMAPS_HEAP_UNIT;
-	uint64_t row, addr;
-	size_t from = 0;
-
-	fprintf(out, "heap 0x%" PRIx64 "-0x%" PRIx64 " (%" PRIu64 " bytes, %zu chunks)\n",
-		h->start, h->end, h->end - h->start, h->nr_chunks);
-	for (row = h->start; row < h->end; row += row_bytes) {
-		unsigned int i;
-
-		fprintf(out, "  %0*" PRIx64 " ", aw, row);
-		for (i = 0, addr = row; i < chars && addr < h->end; i++) {
-			unsigned int lv[2] = { 0, 0 }, k;
-			bool second = false;
-
-			for (k = 0; k < per_char && addr < h->end; k++) {
-				lv[k] = next_cell(h, &addr, o->scale, &from);
-				second = k == 1;
-			}
-			if (!o->color)
-				fputc(cell_letter(lv[0]), out);
-			else if (second)
-				fprintf(out, "\033[38;5;%dm\033[48;5;%dm" UPPER_HALF,
-					grey(lv[0]), grey(lv[1]));
-			else
-				fprintf(out, "\033[38;5;%dm\033[49m" UPPER_HALF,
-					grey(lv[0]));
+			pmaps_png_fill(d->png, x, 1, SWATCH_PX, SWATCH_PX,
+				       png_grey(l));
+			pmaps_png_text(d->png, x + 2 * GLYPH_PX, digit);
 		}
-		fputs(o->color ? "\033[0m\n" : "\n", out);
+		pmaps_png_text(d->png, x, tail);
+		pmaps_png_band(d->png);
+		break;
 	}
 }
 
-static void print_mmapped(FILE *out, const struct pmaps_heap_report *r,
+/* The row of h's map from address row on, its cells from *from on. */
+static void put_row(struct drawer *d, const struct pmaps_heap_seg *h,
+		    uint64_t row, size_t *from)
+{
+	const struct heap_opts *o = d->o;
+	unsigned int x = ((unsigned int)d->aw + 3) * GLYPH_PX, i;
+	uint64_t addr = row;
+	char label[32];
+
+	if (d->to == TO_MEASURE) {
+		d->lines++;
+		return;
+	}
+	if (d->to == TO_TEXT)
+		fprintf(d->out, "  %0*" PRIx64 " ", d->aw, row);
+	else {
+		snprintf(label, sizeof(label), "  %0*" PRIx64, d->aw, row);
+		pmaps_png_text(d->png, 0, label);
+	}
+	for (i = 0; i < d->chars && addr < h->end; i++, x += CELL_PX) {
+		unsigned int lv[2] = { 0, 0 }, k;
+		bool second = false;
+
+		for (k = 0; k < d->per_char && addr < h->end; k++) {
+			lv[k] = next_cell(h, &addr, o->scale, from);
+			second = k == 1;
+		}
+		if (d->to == TO_PNG) {
+			pmaps_png_fill(d->png, x, 1, CELL_PX, CELL_PX,
+				       png_grey(lv[0]));
+			if (second)
+				pmaps_png_fill(d->png, x, 1 + CELL_PX, CELL_PX,
+					       CELL_PX, png_grey(lv[1]));
+		} else if (!o->color) {
+			fputc(cell_letter(lv[0]), d->out);
+		} else if (second) {
+			fprintf(d->out, "\033[38;5;%dm\033[48;5;%dm" UPPER_HALF,
+				grey(lv[0]), grey(lv[1]));
+		} else {
+			fprintf(d->out, "\033[38;5;%dm\033[49m" UPPER_HALF,
+				grey(lv[0]));
+		}
+	}
+	if (d->to == TO_PNG)
+		pmaps_png_band(d->png);
+	else
+		fputs(o->color ? "\033[0m\n" : "\n", d->out);
+}
+
+static void map_heap(struct drawer *d, const struct pmaps_heap_seg *h)
+{
+	uint64_t row_bytes = (uint64_t)d->chars * d->per_char * d->o->scale *
+			     PMAPS_HEAP_UNIT;
+	uint64_t row;
+	size_t from = 0;
+
+	put_line(d, "heap 0x%" PRIx64 "-0x%" PRIx64 " (%" PRIu64 " bytes, %zu chunks)",
+		 h->start, h->end, h->end - h->start, h->nr_chunks);
+	/* measured without walking: a large --scale 1 map has many rows */
+	if (d->to == TO_MEASURE) {
+		d->lines += (h->end - h->start + row_bytes - 1) / row_bytes;
+		return;
+	}
+	for (row = h->start; row < h->end; row += row_bytes)
+		put_row(d, h, row, &from);
+}
+
+static void print_mmapped(struct drawer *d, const struct pmaps_heap_report *r,
 			  int aw)
 {
 	uint64_t bytes = 0;
@@ -282,33 +429,128 @@ static void print_mmapped(FILE *out, const struct pmaps_heap_report *r,
 
 	for (i = 0; i < r->nr_mmapped; i++)
 		bytes += r->mmapped[i].size;
-	fprintf(out, "chunks served by mmap: %zu, %" PRIu64 " bytes\n",
-		r->nr_mmapped, bytes);
+	put_line(d, "chunks served by mmap: %zu, %" PRIu64 " bytes",
+		 r->nr_mmapped, bytes);
 	for (i = 0; i < r->nr_mmapped; i++)
-		fprintf(out, "  %0*" PRIx64 " %12" PRIu64 "\n", aw,
-			r->mmapped[i].addr, r->mmapped[i].size);
+		put_line(d, "  %0*" PRIx64 " %12" PRIu64, aw,
+			 r->mmapped[i].addr, r->mmapped[i].size);
+}
+
+/* A drawer of the map to d->to; two cells a character in colour and PNG. */
+static void drawer_init(struct drawer *d, enum sink to,
+			const struct heap_opts *o,
+			const struct pmaps_heap_report *r)
+{
+	memset(d, 0, sizeof(*d));
+	d->to = to;
+	d->o = o;
+	d->aw = addr_width(r);
+	d->chars = row_chars(o, d->aw);
+	d->per_char = to != TO_TEXT || o->color ? 2 : 1;
+}
+
+static void draw_map(struct drawer *d, const struct pmaps_heap_report *r)
+{
+	char name[64];
+	size_t i, j;
+
+	print_head(d, d->o, r);
+	put_legend(d);
+	for (i = 0; i < r->nr_arenas; i++) {
+		const struct pmaps_arena *a = &r->arenas[i];
+
+		put_line(d, "%s", "");
+		put_line(d, "%s: %" PRIu64 " bytes in use, %" PRIu64 " free",
+			 arena_name(a, name, sizeof(name)), a->stats.used,
+			 a->stats.free);
+		for (j = 0; j < a->nr_heaps; j++)
+			map_heap(d, &a->heaps[j]);
+	}
+	put_line(d, "%s", "");
+	print_mmapped(d, r, d->aw);
 }
 
 static void view_map(FILE *out, const struct heap_opts *o,
 		     const struct pmaps_heap_report *r)
 {
-	int aw = addr_width(r);
-	char name[64];
-	size_t i, j;
+	struct drawer d;
 
-	print_head(out, o, r);
-	map_legend(out, o);
-	for (i = 0; i < r->nr_arenas; i++) {
-		const struct pmaps_arena *a = &r->arenas[i];
+	drawer_init(&d, TO_TEXT, o, r);
+	d.out = out;
+	draw_map(&d, r);
+}
 
-		fprintf(out, "\n%s: %" PRIu64 " bytes in use, %" PRIu64 " free\n",
-			arena_name(a, name, sizeof(name)), a->stats.used,
-			a->stats.free);
-		for (j = 0; j < a->nr_heaps; j++)
-			map_heap(out, o, &a->heaps[j], aw);
+/* ---- --png ---- */
+
+/*
+ * Write the map as a PNG to f.  Return 0; -1 with a message in err when
+ * the image cannot be made (too tall, out of memory); or, when writing f
+ * failed, the errno value.
+ */
+static int heap_png(FILE *f, const struct heap_opts *o,
+		    const struct pmaps_heap_report *r, char *err,
+		    size_t errlen)
+{
+	unsigned char rgb[LEVELS + 1][3];
+	unsigned int width, height, l;
+	struct drawer d;
+
+	drawer_init(&d, TO_MEASURE, o, r);
+	draw_map(&d, r);
+	if (d.lines > PMAPS_PNG_MAX_HEIGHT / PMAPS_PNG_LINE_PX) {
+		snprintf(err, errlen, "the image would be %llu pixels tall, more than %u: use a larger --scale",
+			 d.lines * PMAPS_PNG_LINE_PX, PMAPS_PNG_MAX_HEIGHT);
+		return -1;
 	}
-	fputc('\n', out);
-	print_mmapped(out, r, aw);
+	/* as wide as the rows of cells, or the longest line of text */
+	width = ((unsigned int)d.aw + 3) * GLYPH_PX + d.chars * CELL_PX +
+		GLYPH_PX;
+	if (d.text_chars > PMAPS_PNG_MAX_TEXT_CHARS)
+		d.text_chars = PMAPS_PNG_MAX_TEXT_CHARS;
+	if (d.text_chars * GLYPH_PX > width)
+		width = (unsigned int)d.text_chars * GLYPH_PX;
+	/* the terminal's greys: xterm's 232 + k are 8 + 10 k */
+	for (l = 0; l <= LEVELS; l++)
+		memset(rgb[l], 8 + 10 * (grey(l) - 232), 3);
+	height = (unsigned int)d.lines * PMAPS_PNG_LINE_PX;
+	drawer_init(&d, TO_PNG, o, r);
+	d.png = pmaps_png_open(f, width, height, rgb[0], LEVELS + 1, err,
+			       errlen);
+	if (!d.png)
+		return -1;
+	draw_map(&d, r);
+	return pmaps_png_close(d.png, err, errlen);
+}
+
+/* The PNG to o->png_path, or stdout for "-"; an exit status. */
+static int view_png(const struct heap_opts *o,
+		    const struct pmaps_heap_report *r)
+{
+	bool is_stdout = !strcmp(o->png_path, "-");
+	FILE *f = is_stdout ? stdout : fopen(o->png_path, "wb");
+	int ret, st = PMAPS_OK;
+	char err[256];
+
+	if (!f) {
+		fprintf(stderr, "pmaps heap: %s: %s\n", o->png_path,
+			strerror(errno));
+		return PMAPS_ERR_TARGET;
+	}
+	ret = heap_png(f, o, r, err, sizeof(err));
+	if (ret > 0 && is_stdout) {
+		fprintf(stderr, "pmaps heap: write error: %s\n", strerror(ret));
+		st = PMAPS_ERR_TARGET;
+	} else if (ret) {
+		fprintf(stderr, "pmaps heap: %s: %s\n", o->png_path,
+			ret > 0 ? strerror(ret) : err);
+		st = PMAPS_ERR_TARGET;
+	}
+	if (!is_stdout && fclose(f)) {
+		fprintf(stderr, "pmaps heap: %s: %s\n", o->png_path,
+			strerror(errno));
+		st = PMAPS_ERR_TARGET;
+	}
+	return st;
 }
 
 /* ---- --chunks ---- */
@@ -316,11 +558,12 @@ static void view_map(FILE *out, const struct heap_opts *o,
 static void view_chunks(FILE *out, const struct heap_opts *o,
 			const struct pmaps_heap_report *r)
 {
+	struct drawer d = { .to = TO_TEXT, .out = out };
 	int aw = addr_width(r);
 	char name[64];
 	size_t i, j, k;
 
-	print_head(out, o, r);
+	print_head(&d, o, r);
 	for (i = 0; i < r->nr_arenas; i++) {
 		const struct pmaps_arena *a = &r->arenas[i];
 
@@ -337,7 +580,7 @@ static void view_chunks(FILE *out, const struct heap_opts *o,
 					pmaps_chunk_kind_name(h->chunks[k].kind));
 		}
 	}
-	print_mmapped(out, r, aw);
+	print_mmapped(&d, r, aw);
 }
 
 /* ---- --summary ---- */
@@ -345,10 +588,11 @@ static void view_chunks(FILE *out, const struct heap_opts *o,
 static void view_summary(FILE *out, const struct heap_opts *o,
 			 const struct pmaps_heap_report *r)
 {
+	struct drawer d = { .to = TO_TEXT, .out = out };
 	char name[64];
 	size_t i;
 
-	print_head(out, o, r);
+	print_head(&d, o, r);
 	fprintf(out, "%-32s %5s %10s %10s %10s %6s %10s %10s %10s %9s %10s\n",
 		"Arena", "Heaps", "HeapSize", "InUse", "Free", "Chunks",
 		"Largest", "Top", "Tcache", "Fastbins", "Bins");
@@ -365,7 +609,7 @@ static void view_summary(FILE *out, const struct heap_opts *o,
 			fprintf(out, "  %" PRIu64 " free bytes on no list that could be read\n",
 				s->unlisted);
 	}
-	print_mmapped(out, r, hex_digits(0));
+	print_mmapped(&d, r, hex_digits(0));
 }
 
 /* ---- --json ---- */
@@ -476,6 +720,10 @@ static int parse_args(int argc, char **argv, struct heap_opts *o)
 		case OPT_JSON:
 			st = set_view(o, VIEW_JSON, "--json");
 			break;
+		case OPT_PNG:
+			st = set_view(o, VIEW_PNG, "--png");
+			o->png_path = optarg;
+			break;
 		case 'w':
 			if (!pmaps_number_parse(optarg, 1, 100000, &val))
 				return usage_error("--width: expected a number of columns, got '%s'",
@@ -513,6 +761,10 @@ static int parse_args(int argc, char **argv, struct heap_opts *o)
 				   argv[optind + 1]);
 	if (!pmaps_parse_pid(argv[optind], &o->pid))
 		return usage_error("expected a PID, got '%s'", argv[optind]);
+	/* binary on a terminal is garbage, and may drive it: as map refuses */
+	if (o->view == VIEW_PNG && !strcmp(o->png_path, "-") &&
+	    isatty(STDOUT_FILENO))
+		return usage_error("--png -: not writing a PNG image to a terminal; redirect standard output, or give a FILE");
 	if (!o->width)
 		o->width = pmaps_term_width();
 	o->color = pmaps_color_wanted(when);
@@ -558,10 +810,13 @@ int pmaps_cmd_heap(int argc, char **argv)
 	case VIEW_JSON:
 		view_json(stdout, &o, &r);
 		break;
+	case VIEW_PNG:
+		st = view_png(&o, &r);
+		break;
 	}
 	pmaps_heap_report_free(&r);
-	/* a full disk must not pass for success */
-	if (fflush(stdout) || ferror(stdout)) {
+	/* a full disk must not pass for success; --png said so already */
+	if (!st && (fflush(stdout) || ferror(stdout))) {
 		fprintf(stderr, "pmaps heap: write error: %s\n",
 			strerror(errno ? errno : EIO));
 		return PMAPS_ERR_TARGET;

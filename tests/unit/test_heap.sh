@@ -266,6 +266,180 @@ run "$PMAPS" heap --color=always -w 100 "$pid"
 	grep -q "${esc}\[48;5;232m  ${esc}\[0m0 " "$tmp/out"
 result map_in_grey_levels
 
+# ---- --png ----
+
+# png.py PNG TEXT TAIL: check PNG as a decoder would (signature, CRCs,
+# IHDR, zlib stream, filter bytes), and against TEXT, the map in colour
+# at the same width and scale: a band of 12 pixel rows per line of TEXT,
+# each line of text drawn with map_font.h's glyphs (d0d0d0 on black,
+# pixel-exact), the legend's lead and its swatches of the nine greys
+# followed by TAIL (what a cell is) instead of the terminal's, each row
+# its address and then a column of 5 pixels per character, the first
+# cell's 5x5 square of grey over the second's.  Prints the cells, a heap
+# a line as want_map does ('.', 1-7, '#'), then "rows N" per heap.
+cat > "$tmp/png.py" <<'PYEOF'
+import re, struct, sys, zlib
+png, text, tail = sys.argv[1], sys.argv[2], sys.argv[3]
+font_h = sys.argv[4]
+data = open(png, "rb").read()
+assert data[:8] == b"\x89PNG\r\n\x1a\n", "signature"
+pos, chunks = 8, []
+while pos < len(data):
+    n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+    body = data[pos + 8:pos + 8 + n]
+    crc, = struct.unpack(">I", data[pos + 8 + n:pos + 12 + n])
+    assert zlib.crc32(kind + body) == crc, "CRC of %r" % kind
+    chunks.append((kind, body))
+    pos += 12 + n
+kinds = [k for k, _ in chunks]
+assert kinds[0] == b"IHDR" and kinds[-1] == b"IEND", kinds
+w, h, depth, ctype, comp, filt, lace = struct.unpack(">IIBBBBB", chunks[0][1])
+assert (depth, ctype, comp, filt, lace) == (8, 3, 0, 0, 0)
+plte = dict(chunks)[b"PLTE"]
+raw = zlib.decompress(b"".join(b for k, b in chunks if k == b"IDAT"))
+assert len(raw) == h * (w + 1), "%d bytes for %dx%d" % (len(raw), w, h)
+rows = []
+for y in range(h):
+    assert raw[y * (w + 1)] == 0, "filter of row %d" % y
+    rows.append(bytes(plte[3 * i] for i in raw[y * (w + 1) + 1:(y + 1) * (w + 1)]))
+for i in range(len(plte) // 3):
+    assert plte[3 * i] == plte[3 * i + 1] == plte[3 * i + 2], "grey palette"
+# the greys, by level: xterm's 232 + l * 23 / 8
+greys = [8 + 10 * (l * 23 // 8) for l in range(9)]
+TEXT, BLACK = 0xd0, 0
+glyphs = [bytes(int(b, 16) for b in re.findall(r"0x([0-9a-f]{2})", m))
+          for m in re.findall(r"\{([^{}]*)\}", open(font_h).read().split("= {", 1)[1])]
+assert len(glyphs) == 95, len(glyphs)
+def want_text(band, x0, s):
+    """the text pixels of s from x0 on in band (12 rows of w), set"""
+    for k, c in enumerate(s):
+        x = x0 + 6 * k
+        if x + 6 > w:
+            break
+        g = glyphs[ord(c) - 0x20] if 0x20 <= ord(c) <= 0x7e else glyphs[ord("?") - 0x20]
+        for r in range(10):
+            for b in range(6):
+                band[1 + r][x + b] = TEXT if g[r] & (0x80 >> b) else BLACK
+def check(line, band, what):
+    got = [bytearray(rows[12 * line + y]) for y in range(12)]
+    for y in range(12):
+        if got[y] != band[y]:
+            x = next(i for i in range(w) if got[y][i] != band[y][i])
+            sys.exit("line %d (%s): pixel %d,%d is %02x, expected %02x"
+                     % (line, what, x, y, got[y][x], band[y][x]))
+lines = [re.sub("\x1b\\[[0-9;]*m", "", l.rstrip("\n")) for l in open(text, encoding="utf-8")]
+raw_lines = open(text, encoding="utf-8").read().split("\n")
+assert h == 12 * len(lines), "%d pixels tall for %d lines" % (h, len(lines))
+maps, nrows = [], []
+for n, l in enumerate(lines):
+    band = [bytearray(w) for y in range(12)]
+    m = re.match(r"^(  [0-9a-f]+) (\u2580+)$", l)
+    if l.startswith("legend: "):
+        lead = raw_lines[n].split("\x1b[", 1)[0]
+        want_text(band, 0, lead)
+        x = 6 * len(lead)
+        for lv in range(9):
+            for y in range(1, 11):
+                band[y][x:x + 10] = bytes([greys[lv]]) * 10
+            want_text(band, x + 12, str(lv))
+            x += 24
+        want_text(band, x, tail)
+        check(n, band, "legend")
+    elif m:
+        label, cells = m.group(1), len(m.group(2))
+        want_text(band, 0, label)
+        x0 = 6 * (len(label) + 1)
+        first = rows[12 * n + 3][x0 + 2:x0 + 5 * cells:5]
+        second = rows[12 * n + 8][x0 + 2:x0 + 5 * cells:5]
+        levels = []
+        for i in range(cells):
+            for y0, v in ((1, first[i]), (6, second[i])):
+                if v == BLACK and y0 == 6 and i == cells - 1:
+                    continue	# a last character of one cell
+                assert v in greys, "line %d: cell %d is %02x, no grey" % (n, i, v)
+                levels.append(greys.index(v))
+                for y in range(y0, y0 + 5):
+                    band[y][x0 + 5 * i:x0 + 5 * i + 5] = bytes([v]) * 5
+        check(n, band, "row")
+        maps[-1] += "".join("." if v == 0 else "#" if v == 8 else str(v) for v in levels)
+        nrows[-1] += 1
+    else:
+        want_text(band, 0, l)
+        check(n, band, "text")
+        if l.startswith("heap "):
+            maps.append("")
+            nrows.append(0)
+print("\n".join(maps))
+for r in nrows:
+    print("rows", r)
+PYEOF
+
+if command -v python3 > /dev/null; then
+	run "$PMAPS" heap --png "$tmp/heap.png" -w 100 "$pid"
+	[ "$rc" = 0 ] && [ ! -s "$tmp/out" ] && [ ! -s "$tmp/err" ] &&
+		"$PMAPS" heap --color=always -w 100 "$pid" > "$tmp/color" &&
+		python3 "$tmp/png.py" "$tmp/heap.png" "$tmp/color" \
+			"; a cell is a square of 5x5 pixels, 128 bytes" \
+			"$top/userspace/map_font.h" > "$tmp/png_map" 2> "$tmp/err"
+	result png_is_the_map_in_colour
+
+	want_map 8 > "$tmp/want_map"
+	grep -v '^rows ' "$tmp/png_map" > "$tmp/got_map"
+	[ -s "$tmp/want_map" ] && cmp -s "$tmp/want_map" "$tmp/got_map"
+	result png_cells_match_the_chunks
+	cmp -s "$tmp/want_map" "$tmp/got_map" || { wc -c "$tmp/want_map" "$tmp/got_map"; cmp "$tmp/want_map" "$tmp/got_map"; } | diag
+
+	# --scale 64: two cells of 1 KiB a character, the rows computed.
+	run "$PMAPS" heap --png - -w 100 --scale 64 "$pid"
+	mv "$tmp/out" "$tmp/heap64.png" && : > "$tmp/out"
+	want_map 64 > "$tmp/want_map"
+	rows_want "$tmp/chunks_dbg" $((chars * 2 * 64)) |
+		awk '{ print "rows", $2 }' >> "$tmp/want_map"
+	[ "$rc" = 0 ] && [ ! -s "$tmp/err" ] &&
+		"$PMAPS" heap --color=always -w 100 --scale 64 "$pid" > "$tmp/color" &&
+		python3 "$tmp/png.py" "$tmp/heap64.png" "$tmp/color" \
+			"; a cell is a square of 5x5 pixels, 1024 bytes" \
+			"$top/userspace/map_font.h" > "$tmp/got_map" 2> "$tmp/err" &&
+		cmp -s "$tmp/want_map" "$tmp/got_map" &&
+		! cmp -s "$tmp/got_map" "$tmp/png_map"
+	result png_scale_divides_the_rows
+	cmp -s "$tmp/want_map" "$tmp/got_map" || diff "$tmp/want_map" "$tmp/got_map" | tail -5 | diag
+else
+	lacks python3 png_is_the_map_in_colour png_cells_match_the_chunks \
+		png_scale_divides_the_rows
+fi
+
+run "$PMAPS" heap --png "$tmp/no/such/dir.png" "$pid"
+expect_text png_unwritable_exit_1 1 "" \
+	"pmaps heap: $tmp/no/such/dir.png: No such file or directory"
+
+if [ -c /dev/full ]; then
+	"$PMAPS" heap --png - "$pid" > /dev/full 2> "$tmp/err"
+	rc=$?
+	: > "$tmp/out"
+	expect_text png_full_disk 1 "" \
+		"pmaps heap: write error: No space left on device"
+else
+	skip png_full_disk "no /dev/full"
+fi
+
+# No PNG to a terminal (--png -): the message alone, exit 2 as for bad
+# usage, as pmaps map refuses it; to a file it is written.
+if have_tty png_not_to_terminal png_file_from_terminal; then
+	on_tty "'$PMAPS' heap --png - '$pid'"
+	rc=$?
+	printf '%s\r\n' "pmaps heap: --png -: not writing a PNG image to a terminal; redirect standard output, or give a FILE" \
+		"$usage_hint" > "$tmp/want"
+	[ "$rc" = 2 ] && cmp -s "$tmp/out" "$tmp/want"
+	result png_not_to_terminal
+
+	on_tty "'$PMAPS' heap --png '$tmp/tty.png' '$pid'"
+	rc=$?
+	[ "$rc" = 0 ] && [ ! -s "$tmp/out" ] &&
+		head -c 8 "$tmp/tty.png" | od -An -c | grep -q 'P   N   G'
+	result png_file_from_terminal
+fi
+
 run "$PMAPS" heap --json "$pid"
 if command -v python3 > /dev/null; then
 	[ "$rc" = 0 ] && python3 -c '
@@ -321,6 +495,9 @@ fi
 
 run "$PMAPS" heap
 expect_text no_pid 2 "" "pmaps heap: expected a PID
+$usage_hint"
+run "$PMAPS" heap --summary --png x.png 1
+expect_text png_is_a_view 2 "" "pmaps heap: --summary and --png: expected at most one view
 $usage_hint"
 run "$PMAPS" heap --summary --json 1
 expect_text two_views 2 "" "pmaps heap: --summary and --json: expected at most one view
