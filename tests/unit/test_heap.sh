@@ -205,24 +205,28 @@ got_map() {
 		END { print "" }' "$tmp/out"
 }
 
+# map_is NAME SCALE LEGEND: the last run drew want_map SCALE, under a
+# legend line that matches LEGEND.
+map_is() {
+	want_map "$2" > "$tmp/want_map"
+	got_map > "$tmp/got_map"
+	[ "$rc" = 0 ] && [ -s "$tmp/want_map" ] &&
+		cmp -s "$tmp/want_map" "$tmp/got_map" && grep -q "$3" "$tmp/out"
+	result "$1"
+	cmp -s "$tmp/want_map" "$tmp/got_map" ||
+		{ wc -c "$tmp/want_map" "$tmp/got_map"; cmp "$tmp/want_map" "$tmp/got_map"; } | diag
+}
+
 # The map without colour: a character per 128 bytes, the units in use.
 run "$PMAPS" heap --color=never -w 100 "$pid"
-want_map 8 > "$tmp/want_map"
-got_map > "$tmp/got_map"
-[ "$rc" = 0 ] && [ -s "$tmp/want_map" ] && cmp -s "$tmp/want_map" "$tmp/got_map" &&
-	grep -q "^legend: a character is a cell of 8 units of 16 bytes" "$tmp/out"
-result map_is_drawn_from_the_chunks
-cmp -s "$tmp/want_map" "$tmp/got_map" || { wc -c "$tmp/want_map" "$tmp/got_map"; cmp "$tmp/want_map" "$tmp/got_map"; } | diag
+map_is map_is_drawn_from_the_chunks 8 \
+	"^legend: a character is a cell of 8 units of 16 bytes"
 cp "$tmp/out" "$tmp/map8"
 
 # --scale 64: a cell is 1 KiB, its level the eighths of it in use.
 run "$PMAPS" heap --color=never -w 100 --scale 64 "$pid"
-want_map 64 > "$tmp/want_map"
-got_map > "$tmp/got_map"
-[ "$rc" = 0 ] && [ -s "$tmp/want_map" ] && cmp -s "$tmp/want_map" "$tmp/got_map" &&
-	grep -q "^legend: a character is a cell of 64 units of 16 bytes (1024 bytes): '.' none in use, 1-7 that many eighths of them, '#' all 64$" "$tmp/out"
-result map_scale_is_drawn_from_the_chunks
-cmp -s "$tmp/want_map" "$tmp/got_map" || { wc -c "$tmp/want_map" "$tmp/got_map"; cmp "$tmp/want_map" "$tmp/got_map"; } | diag
+map_is map_scale_is_drawn_from_the_chunks 64 \
+	"^legend: a character is a cell of 64 units of 16 bytes (1024 bytes): '.' none in use, 1-7 that many eighths of them, '#' all 64$"
 
 # rows FILE CELLS: the rows of each heap in FILE, a map of CELLS cells a
 # row, as "START-END ROWS" lines: as computed from the heap's size, and
@@ -268,8 +272,8 @@ result map_in_grey_levels
 
 # ---- --png ----
 
-# png.py PNG TEXT TAIL: check PNG as a decoder would (signature, CRCs,
-# IHDR, zlib stream, filter bytes), and against TEXT, the map in colour
+# png.py DIR PNG TEXT TAIL FONT: check PNG as a decoder would
+# (png_decode.py, in DIR), and against TEXT, the map in colour
 # at the same width and scale: a band of 12 pixel rows per line of TEXT,
 # each line of text drawn with map_font.h's glyphs (d0d0d0 on black,
 # pixel-exact), the legend's lead and its swatches of the nine greys
@@ -278,30 +282,13 @@ result map_in_grey_levels
 # cell's 5x5 square of grey over the second's.  Prints the cells, a heap
 # a line as want_map does ('.', 1-7, '#'), then "rows N" per heap.
 cat > "$tmp/png.py" <<'PYEOF'
-import re, struct, sys, zlib
-png, text, tail = sys.argv[1], sys.argv[2], sys.argv[3]
-font_h = sys.argv[4]
-data = open(png, "rb").read()
-assert data[:8] == b"\x89PNG\r\n\x1a\n", "signature"
-pos, chunks = 8, []
-while pos < len(data):
-    n, kind = struct.unpack(">I4s", data[pos:pos + 8])
-    body = data[pos + 8:pos + 8 + n]
-    crc, = struct.unpack(">I", data[pos + 8 + n:pos + 12 + n])
-    assert zlib.crc32(kind + body) == crc, "CRC of %r" % kind
-    chunks.append((kind, body))
-    pos += 12 + n
-kinds = [k for k, _ in chunks]
-assert kinds[0] == b"IHDR" and kinds[-1] == b"IEND", kinds
-w, h, depth, ctype, comp, filt, lace = struct.unpack(">IIBBBBB", chunks[0][1])
-assert (depth, ctype, comp, filt, lace) == (8, 3, 0, 0, 0)
-plte = dict(chunks)[b"PLTE"]
-raw = zlib.decompress(b"".join(b for k, b in chunks if k == b"IDAT"))
-assert len(raw) == h * (w + 1), "%d bytes for %dx%d" % (len(raw), w, h)
-rows = []
-for y in range(h):
-    assert raw[y * (w + 1)] == 0, "filter of row %d" % y
-    rows.append(bytes(plte[3 * i] for i in raw[y * (w + 1) + 1:(y + 1) * (w + 1)]))
+import re, sys
+sys.dont_write_bytecode = True	# nothing written into the tree
+sys.path.insert(0, sys.argv[1])
+from png_decode import decode
+png, text, tail, font_h = sys.argv[2:6]
+w, h, plte, rows = decode(png)
+rows = [bytes(plte[3 * i] for i in row) for row in rows]
 for i in range(len(plte) // 3):
     assert plte[3 * i] == plte[3 * i + 1] == plte[3 * i + 2], "grey palette"
 # the greys, by level: xterm's 232 + l * 23 / 8
@@ -378,7 +365,7 @@ if command -v python3 > /dev/null; then
 	run "$PMAPS" heap --png "$tmp/heap.png" -w 100 "$pid"
 	[ "$rc" = 0 ] && [ ! -s "$tmp/out" ] && [ ! -s "$tmp/err" ] &&
 		"$PMAPS" heap --color=always -w 100 "$pid" > "$tmp/color" &&
-		python3 "$tmp/png.py" "$tmp/heap.png" "$tmp/color" \
+		python3 "$tmp/png.py" "$here" "$tmp/heap.png" "$tmp/color" \
 			"; a cell is a square of 5x5 pixels, 128 bytes" \
 			"$top/userspace/map_font.h" > "$tmp/png_map" 2> "$tmp/err"
 	result png_is_the_map_in_colour
@@ -397,7 +384,7 @@ if command -v python3 > /dev/null; then
 		awk '{ print "rows", $2 }' >> "$tmp/want_map"
 	[ "$rc" = 0 ] && [ ! -s "$tmp/err" ] &&
 		"$PMAPS" heap --color=always -w 100 --scale 64 "$pid" > "$tmp/color" &&
-		python3 "$tmp/png.py" "$tmp/heap64.png" "$tmp/color" \
+		python3 "$tmp/png.py" "$here" "$tmp/heap64.png" "$tmp/color" \
 			"; a cell is a square of 5x5 pixels, 1024 bytes" \
 			"$top/userspace/map_font.h" > "$tmp/got_map" 2> "$tmp/err" &&
 		cmp -s "$tmp/want_map" "$tmp/got_map" &&

@@ -244,32 +244,17 @@ $usage_hint"
 
 # ---- PNG ----
 
-# Checks a PNG as a decoder would (signature, chunk CRCs, IHDR, zlib
-# stream, filter bytes), then counts the pixels of each state's colour.
+# Checks a PNG as a decoder would (png_decode.py), then counts the pixels
+# of each state's colour.
 cat > "$tmp/png.py" <<'EOF'
-import struct, sys, zlib
-data = open(sys.argv[1], "rb").read()
-assert data[:8] == b"\x89PNG\r\n\x1a\n", "signature"
-pos, chunks = 8, []
-while pos < len(data):
-    n, kind = struct.unpack(">I4s", data[pos:pos + 8])
-    body = data[pos + 8:pos + 8 + n]
-    crc, = struct.unpack(">I", data[pos + 8 + n:pos + 12 + n])
-    assert zlib.crc32(kind + body) == crc, "CRC of %r" % kind
-    chunks.append((kind, body))
-    pos += 12 + n
-kinds = [k for k, _ in chunks]
-assert kinds[0] == b"IHDR" and kinds[-1] == b"IEND", kinds
-w, h, depth, ctype, comp, filt, lace = struct.unpack(">IIBBBBB", chunks[0][1])
-assert (depth, ctype, comp, filt, lace) == (8, 3, 0, 0, 0)
-plte = dict(chunks)[b"PLTE"]
-raw = zlib.decompress(b"".join(b for k, b in chunks if k == b"IDAT"))
-assert len(raw) == h * (w + 1), "%d bytes for %dx%d" % (len(raw), w, h)
+import sys
+sys.dont_write_bytecode = True	# nothing written into the tree
+sys.path.insert(0, sys.argv.pop(1))
+from png_decode import decode
+w, h, plte, rows = decode(sys.argv[1])
 count = {}
-for y in range(h):
-    row = raw[y * (w + 1):(y + 1) * (w + 1)]
-    assert row[0] == 0, "filter of row %d" % y
-    for i in row[1:]:
+for row in rows:
+    for i in row:
         rgb = plte[3 * i:3 * i + 3].hex()
         count[rgb] = count.get(rgb, 0) + 1
 print("%dx%d" % (w, h))
@@ -290,7 +275,7 @@ else
 	# 8 states, a note, 10 VMA titles and 13 rows.
 	run "$PMAPS" map --width 80 --png "$tmp/basic.png" -f good-basic.txt
 	[ "$rc" = 0 ] && [ ! -s "$tmp/out" ] && [ ! -s "$tmp/err" ] &&
-		python3 "$tmp/png.py" "$tmp/basic.png" 303030 008700 00ff00 \
+		python3 "$tmp/png.py" "$here" "$tmp/basic.png" 303030 008700 00ff00 \
 		00ffff ff0000 0087ff ffff00 ff00ff > "$tmp/pixels" 2> "$tmp/err"
 	result png_decodes
 	printf '%s\n' 416x396 "303030 $((100 + 594 * 25))" \
@@ -309,7 +294,7 @@ else
 	printf '%s\n' 416x144 "303030 $((100 + 16 * 25))" "008700 100" \
 		"00ffff 100" "ff0000 $((100 + 17 * 25))" > "$tmp/want"
 	[ "$rc" = 0 ] &&
-		python3 "$tmp/png.py" "$tmp/heap.png" 303030 008700 00ffff \
+		python3 "$tmp/png.py" "$here" "$tmp/heap.png" 303030 008700 00ffff \
 		ff0000 > "$tmp/pixels" 2> "$tmp/err" &&
 		cmp -s "$tmp/pixels" "$tmp/want"
 	result png_filtered_pixels
@@ -319,7 +304,7 @@ else
 	run "$PMAPS" map --width 80 --png - -f huge-sparse.txt
 	mv "$tmp/out" "$tmp/huge.png" && : > "$tmp/out"
 	[ "$rc" = 0 ] &&
-		python3 "$tmp/png.py" "$tmp/huge.png" > "$tmp/pixels" &&
+		python3 "$tmp/png.py" "$here" "$tmp/huge.png" > "$tmp/pixels" &&
 		grep -qx '[0-9]*x336' "$tmp/pixels"
 	result png_zoomed_decodes
 
@@ -607,7 +592,7 @@ else
 	run "$PMAPS" map --source=pagemap --png "$tmp/live.png" "$target_pid"
 	[ "$rc" = 0 ] && [ ! -s "$tmp/err" ] &&
 		{ ! command -v python3 > /dev/null ||
-		  python3 "$tmp/png.py" "$tmp/live.png" > /dev/null; }
+		  python3 "$tmp/png.py" "$here" "$tmp/live.png" > /dev/null; }
 	result live_png
 fi
 
