@@ -9,7 +9,9 @@
  * The process runs on while it is read: a heap that changes under the
  * reader can look inconsistent, and is then reported like a corrupted one.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE		/* process_vm_readv */
+#endif
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
