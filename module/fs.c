@@ -8,6 +8,12 @@
  * demand.  Names resolve in the reader's pid namespace, so every process
  * sees its own PIDs, whichever namespace mounted it, and exist only for a
  * reader who may read the process (pmaps_pid_owner()).
+ *
+ * /proc/pmaps_ext/numa is the same directory again, whose files add NODE
+ * and KB to each range line: a second file per PID rather than a mount
+ * option, so that any reader may ask for the fields without remounting
+ * (which needs CAP_SYS_ADMIN and would change the text for every reader),
+ * and so that the patch series can offer the same as /proc/PID/pmaps_numa.
  */
 #include <linux/dcache.h>
 #include <linux/fs.h>
@@ -28,9 +34,11 @@
 #define PMAPS_FS_MAGIC		0x706d6170	/* "pmap" */
 #define PMAPS_ROOT_INO		1
 #define PMAPS_SELF_INO		2
-/* readdir positions: 0 and 1 are the dots, then "self", then PIDs. */
+#define PMAPS_NUMA_INO		3
+/* readdir positions: the dots, "self", "numa" (root only), then PIDs. */
 #define PMAPS_POS_SELF		2
-#define PMAPS_POS_FIRST_PID	3
+#define PMAPS_POS_NUMA		3
+#define PMAPS_POS_FIRST_PID	4
 
 static struct proc_dir_entry *pmaps_mount_point;
 
@@ -72,15 +80,16 @@ static struct vfsmount *pmaps_procfs(struct super_block *sb)
  * resolves the task at open.  Its owner is /proc/PID/maps's, set again at
  * every revalidation as procfs does.
  */
-static struct inode *pmaps_pid_inode(struct super_block *sb, struct pid *pid,
+static struct inode *pmaps_pid_inode(struct inode *dir, struct pid *pid,
 				     kuid_t uid, kgid_t gid)
 {
-	struct inode *inode = new_inode(sb);
+	struct inode *inode = new_inode(dir->i_sb);
 
 	if (!inode)
 		return NULL;
 	pmaps_init_inode(inode, get_next_ino(), S_IFREG | 0444);
-	inode->i_fop = &pmaps_file_operations;
+	inode->i_fop = dir->i_ino == PMAPS_NUMA_INO ?
+		       &pmaps_numa_file_operations : &pmaps_file_operations;
 	inode->i_private = get_pid(pid);
 	inode->i_uid = uid;
 	inode->i_gid = gid;
@@ -111,6 +120,23 @@ static const struct inode_operations pmaps_self_inode_operations = {
 	.get_link	= pmaps_self_get_link,
 };
 
+static const struct inode_operations pmaps_root_inode_operations;
+static const struct file_operations pmaps_root_file_operations;
+
+/* The root directory, or "numa" in it: both list the PIDs. */
+static struct inode *pmaps_dir_inode(struct super_block *sb, unsigned long ino)
+{
+	struct inode *inode = new_inode(sb);
+
+	if (!inode)
+		return NULL;
+	pmaps_init_inode(inode, ino, S_IFDIR | 0555);
+	inode->i_op = &pmaps_root_inode_operations;
+	inode->i_fop = &pmaps_root_file_operations;
+	set_nlink(inode, 2);
+	return inode;
+}
+
 static struct dentry *pmaps_root_lookup(struct inode *dir,
 					struct dentry *dentry,
 					unsigned int flags)
@@ -128,6 +154,9 @@ static struct dentry *pmaps_root_lookup(struct inode *dir,
 			pmaps_init_inode(inode, PMAPS_SELF_INO, S_IFLNK | 0777);
 			inode->i_op = &pmaps_self_inode_operations;
 		}
+	} else if (dir->i_ino == PMAPS_ROOT_INO &&
+		   strcmp(dentry->d_name.name, "numa") == 0) {
+		inode = pmaps_dir_inode(dir->i_sb, PMAPS_NUMA_INO);
 	} else {
 		if (!pmaps_name_to_pid_nr(&dentry->d_name, &nr))
 			return ERR_PTR(-ENOENT);
@@ -136,7 +165,7 @@ static struct dentry *pmaps_root_lookup(struct inode *dir,
 		if (!pid)
 			return ERR_PTR(-ENOENT);
 		err = pmaps_pid_owner(pmaps_procfs(dir->i_sb), pid, &uid, &gid);
-		inode = err ? NULL : pmaps_pid_inode(dir->i_sb, pid, uid, gid);
+		inode = err ? NULL : pmaps_pid_inode(dir, pid, uid, gid);
 		put_pid(pid);
 		if (err)
 			return ERR_PTR(err);
@@ -188,12 +217,13 @@ static const struct dentry_operations pmaps_dentry_operations = {
 };
 
 /*
- * Lists "self" and the thread-group leaders of the reader's namespace that
- * the reader may see.
+ * Lists "self", "numa" in the root, and the thread-group leaders of the
+ * reader's namespace that the reader may see.
  */
 static int pmaps_root_iterate(struct file *file, struct dir_context *ctx)
 {
-	struct vfsmount *procfs = pmaps_procfs(file_inode(file)->i_sb);
+	struct inode *dir = file_inode(file);
+	struct vfsmount *procfs = pmaps_procfs(dir->i_sb);
 	struct pid_namespace *ns = task_active_pid_ns(current);
 	char name[16];
 	struct pid *pid;
@@ -207,6 +237,12 @@ static int pmaps_root_iterate(struct file *file, struct dir_context *ctx)
 		return 0;
 	if (ctx->pos == PMAPS_POS_SELF) {
 		if (!dir_emit(ctx, "self", 4, PMAPS_SELF_INO, DT_LNK))
+			return 0;
+		ctx->pos++;
+	}
+	if (ctx->pos == PMAPS_POS_NUMA) {
+		if (dir->i_ino == PMAPS_ROOT_INO &&
+		    !dir_emit(ctx, "numa", 4, PMAPS_NUMA_INO, DT_DIR))
 			return 0;
 		ctx->pos++;
 	}
@@ -275,13 +311,9 @@ static int pmaps_fill_super(struct super_block *sb, struct fs_context *fc)
 	set_default_d_op(sb, &pmaps_dentry_operations);
 	sb->s_time_gran = 1;
 
-	root = new_inode(sb);
+	root = pmaps_dir_inode(sb, PMAPS_ROOT_INO);
 	if (!root)
 		return -ENOMEM;
-	pmaps_init_inode(root, PMAPS_ROOT_INO, S_IFDIR | 0555);
-	root->i_op = &pmaps_root_inode_operations;
-	root->i_fop = &pmaps_root_file_operations;
-	set_nlink(root, 2);
 	sb->s_root = d_make_root(root);
 	return sb->s_root ? 0 : -ENOMEM;
 }

@@ -2,6 +2,7 @@
 #ifndef PMAPS_EXT_H
 #define PMAPS_EXT_H
 
+#include <linux/bits.h>
 #include <linux/fs.h>
 #include <linux/mm_types.h>
 #include <linux/seq_file.h>
@@ -15,8 +16,9 @@ bool pmaps_may_read_page_flags(void);
 bool pmaps_may_see_page_cache(const struct file *reader,
 			      struct vm_area_struct *vma);
 
-/* seq.c: the file behind /proc/pmaps_ext/PID. */
+/* seq.c: the files behind /proc/pmaps_ext/PID and /proc/pmaps_ext/numa/PID. */
 extern const struct file_operations pmaps_file_operations;
+extern const struct file_operations pmaps_numa_file_operations;
 
 /*
  * walk.c: print the range lines of @vma from @addr on.  Stops early once a
@@ -26,8 +28,11 @@ extern const struct file_operations pmaps_file_operations;
  * withheld (see pmaps_may_see_page_cache()).
  */
 #define PMAPS_LINES_PER_RECORD	32
+/* @fields: the opt-in range fields; the RFC's four are always printed. */
+#define PMAPS_FIELDS_NUMA	BIT(0)	/* NODE and KB (/proc/pmaps_ext/numa) */
 unsigned long pmaps_show_ranges(struct seq_file *m, struct vm_area_struct *vma,
-				unsigned long addr, bool page_cache_visible);
+				unsigned long addr, bool page_cache_visible,
+				unsigned int fields);
 
 /* fs.c: the filesystem mounted on /proc/pmaps_ext. */
 int pmaps_fs_register(void);

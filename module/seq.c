@@ -45,6 +45,7 @@ enum pmaps_lock {
 struct pmaps_file {
 	struct mm_struct *mm;		/* mmgrab()ed at open; NULL: no mm */
 	bool page_flags_visible;	/* pmaps_may_read_page_flags() at open */
+	unsigned int fields;		/* PMAPS_FIELDS_*, by the file opened */
 	enum pmaps_lock lock;
 	/* The current record, valid between ->start and ->stop: */
 	struct vm_area_struct *vma;
@@ -297,7 +298,8 @@ static int pmaps_show(struct seq_file *m, void *v)
 		pf->resume = pmaps_show_ranges(m, pf->vma, pf->addr,
 					       pf->page_flags_visible ||
 					       pmaps_may_see_page_cache(m->file,
-									pf->vma));
+									pf->vma),
+					       pf->fields);
 	return 0;
 }
 
@@ -308,7 +310,8 @@ static const struct seq_operations pmaps_seq_operations = {
 	.show	= pmaps_show,
 };
 
-static int pmaps_open(struct inode *inode, struct file *file)
+static int pmaps_open_fields(struct inode *inode, struct file *file,
+			     unsigned int fields)
 {
 	struct pmaps_file *pf;
 	struct mm_struct *mm;
@@ -325,7 +328,18 @@ static int pmaps_open(struct inode *inode, struct file *file)
 	}
 	pf->mm = mm;
 	pf->page_flags_visible = pmaps_may_read_page_flags();
+	pf->fields = fields;
 	return 0;
+}
+
+static int pmaps_open(struct inode *inode, struct file *file)
+{
+	return pmaps_open_fields(inode, file, 0);
+}
+
+static int pmaps_numa_open(struct inode *inode, struct file *file)
+{
+	return pmaps_open_fields(inode, file, PMAPS_FIELDS_NUMA);
 }
 
 static int pmaps_release(struct inode *inode, struct file *file)
@@ -367,6 +381,14 @@ static ssize_t pmaps_read_iter(struct kiocb *iocb, struct iov_iter *iter)
 const struct file_operations pmaps_file_operations = {
 	.owner		= THIS_MODULE,
 	.open		= pmaps_open,
+	.read_iter	= pmaps_read_iter,
+	.llseek		= seq_lseek,
+	.release	= pmaps_release,
+};
+
+const struct file_operations pmaps_numa_file_operations = {
+	.owner		= THIS_MODULE,
+	.open		= pmaps_numa_open,
 	.read_iter	= pmaps_read_iter,
 	.llseek		= seq_lseek,
 	.release	= pmaps_release,

@@ -66,18 +66,25 @@ static const char pmaps_flag_letters[PMAPS_NR_FLAGS] = {
 /* The mapcount of a withheld page mapped more than once, printed '?'. */
 #define PMAPS_MAPCOUNT_WITHHELD	INT_MIN
 
+/* The folio size of a withheld page, printed '?'. */
+#define PMAPS_KB_WITHHELD	0
+
 /* A run of pages that will become one range line. */
 struct pmaps_range {
 	unsigned long start;		/* address of its first page */
 	unsigned long nr_pages;		/* 0: nothing pending */
 	unsigned int flags;		/* BIT(PMAPS_F_*), PMAPS_WITHHELD() */
 	int mapcount;			/* or PMAPS_MAPCOUNT_WITHHELD */
+	/* PMAPS_FIELDS_NUMA only, else 0 so that they never split a range: */
+	int node;			/* folio_nid() */
+	unsigned long kb;		/* folio_size() in KiB, or withheld */
 };
 
 struct pmaps_walk {
 	struct seq_file *m;
 	struct vm_area_struct *vma;
 	bool withhold_page_cache;	/* see pmaps_withheld() */
+	bool numa;			/* print NODE and KB too */
 	struct pmaps_range range;
 	unsigned int lines;		/* range lines this record printed */
 	unsigned long resume;		/* where the next record starts */
@@ -116,19 +123,30 @@ static char *pmaps_put_dec(char *end, unsigned long long v)
 }
 
 /*
- * "INDEX\tCOUNT\tFLAGS\tMAPCOUNT\n", built backwards in one buffer and
- * written with one seq_write(): the range line is the hot path of a big
- * text, and one call per field costs more than the formatting itself.
+ * "INDEX\tCOUNT\tFLAGS\tMAPCOUNT\n", or with PMAPS_FIELDS_NUMA
+ * "INDEX\tCOUNT\tFLAGS\tMAPCOUNT\tNODE\tKB\n", built backwards in one
+ * buffer and written with one seq_write(): the range line is the hot path
+ * of a big text, and one call per field costs more than the formatting
+ * itself.
  */
 static void pmaps_print_range(struct pmaps_walk *walk)
 {
 	const struct pmaps_range *range = &walk->range;
-	/* three 20-digit numbers, a sign, the letters and four separators */
-	char line[3 * 20 + 1 + PMAPS_NR_FLAGS + 4];
+	/* five 20-digit numbers, a sign, the letters and six separators */
+	char line[5 * 20 + 1 + PMAPS_NR_FLAGS + 6];
 	char *end = line + sizeof(line), *p = end;
 	int bit;
 
 	*--p = '\n';
+	if (walk->numa) {
+		if (range->kb == PMAPS_KB_WITHHELD)
+			*--p = '?';
+		else
+			p = pmaps_put_dec(p, range->kb);
+		*--p = '\t';
+		p = pmaps_put_dec(p, range->node);
+		*--p = '\t';
+	}
 	if (range->mapcount == PMAPS_MAPCOUNT_WITHHELD) {
 		*--p = '?';
 	} else {
@@ -171,38 +189,6 @@ static bool pmaps_end_range(struct pmaps_walk *walk, unsigned long addr)
 	return false;
 }
 
-/* @nr pages from @addr on, all alike. */
-static bool pmaps_add_pages(struct pmaps_walk *walk, unsigned long addr,
-			    unsigned long nr, unsigned int flags, int mapcount)
-{
-	struct pmaps_range *range = &walk->range;
-
-	if (range->nr_pages &&
-	    addr == range->start + (range->nr_pages << PAGE_SHIFT) &&
-	    flags == range->flags && mapcount == range->mapcount) {
-		range->nr_pages += nr;
-		return true;
-	}
-	if (!pmaps_end_range(walk, addr))
-		return false;
-	range->start = addr;
-	range->nr_pages = nr;
-	range->flags = flags;
-	range->mapcount = mapcount;
-	return true;
-}
-
-static bool pmaps_add_page(struct pmaps_walk *walk, unsigned long addr,
-			   unsigned int flags, int mapcount)
-{
-	return pmaps_add_pages(walk, addr, 1, flags, mapcount);
-}
-
-static enum pmaps_step pmaps_hole(struct pmaps_walk *walk, unsigned long addr)
-{
-	return pmaps_end_range(walk, addr) ? PMAPS_CONTINUE : PMAPS_RECORD_FULL;
-}
-
 /*
  * A page whose shared state this reader may not see: a page-cache page
  * (or a page of a VMA without a file, such as [vdso]) in a VMA that fails
@@ -213,6 +199,57 @@ static enum pmaps_step pmaps_hole(struct pmaps_walk *walk, unsigned long addr)
 static bool pmaps_withheld(const struct pmaps_walk *walk, struct folio *folio)
 {
 	return walk->withhold_page_cache && !folio_test_anon(folio);
+}
+
+/*
+ * @nr pages of @folio from @addr on, all alike.  NODE and KB are read
+ * here, under the same page-table lock as the flags, which keeps the
+ * folio from being split, freed or migrated meanwhile.  NODE is shown to
+ * every reader, as /proc/PID/numa_maps shows it under the same
+ * PTRACE_MODE_READ check; the size of a withheld page-cache folio is
+ * withheld with its state, as only /proc/kpageflags tells it otherwise.
+ */
+static bool pmaps_add_pages(struct pmaps_walk *walk, unsigned long addr,
+			    unsigned long nr, struct folio *folio,
+			    unsigned int flags, int mapcount)
+{
+	struct pmaps_range *range = &walk->range;
+	unsigned long kb = 0;
+	int node = 0;
+
+	if (walk->numa) {
+		node = folio_nid(folio);
+		kb = pmaps_withheld(walk, folio) ? PMAPS_KB_WITHHELD :
+		     folio_size(folio) >> 10;
+	}
+	if (range->nr_pages &&
+	    addr == range->start + (range->nr_pages << PAGE_SHIFT) &&
+	    flags == range->flags && mapcount == range->mapcount &&
+	    node == range->node && kb == range->kb) {
+		range->nr_pages += nr;
+		return true;
+	}
+	if (!pmaps_end_range(walk, addr))
+		return false;
+	range->start = addr;
+	range->nr_pages = nr;
+	range->flags = flags;
+	range->mapcount = mapcount;
+	range->node = node;
+	range->kb = kb;
+	return true;
+}
+
+static bool pmaps_add_page(struct pmaps_walk *walk, unsigned long addr,
+			   struct folio *folio, unsigned int flags,
+			   int mapcount)
+{
+	return pmaps_add_pages(walk, addr, 1, folio, flags, mapcount);
+}
+
+static enum pmaps_step pmaps_hole(struct pmaps_walk *walk, unsigned long addr)
+{
+	return pmaps_end_range(walk, addr) ? PMAPS_CONTINUE : PMAPS_RECORD_FULL;
 }
 
 static unsigned int pmaps_folio_flags(const struct pmaps_walk *walk,
@@ -359,7 +396,7 @@ static enum pmaps_step pmaps_walk_ptes(struct pmaps_walk *walk, pmd_t *pmdp,
 				flags |= BIT(PMAPS_F_YOUNG);
 			if (pte_dirty(pte))
 				flags |= BIT(PMAPS_F_PTE_DIRTY);
-			more = pmaps_add_page(walk, addr, flags,
+			more = pmaps_add_page(walk, addr, folio, flags,
 					      pmaps_mapcount(walk, folio, page));
 		}
 		if (!more) {
@@ -423,7 +460,7 @@ static enum pmaps_step pmaps_walk_huge_pmd(struct pmaps_walk *walk,
 	for (; addr != end; addr += PAGE_SIZE, nr++) {
 		struct page *page = folio_page(folio, nr);
 
-		if (!pmaps_add_page(walk, addr, flags,
+		if (!pmaps_add_page(walk, addr, folio, flags,
 				    pmaps_mapcount(walk, folio, page))) {
 			step = PMAPS_RECORD_FULL;
 			break;
@@ -621,8 +658,8 @@ static enum pmaps_step pmaps_walk_huge_pte(struct pmaps_walk *walk,
 	if (pmaps_withheld(walk, folio) &&
 	    (mapcount != 1 || hugetlb_pmd_shared(ptep)))
 		mapcount = PMAPS_MAPCOUNT_WITHHELD;
-	if (!pmaps_add_pages(walk, addr, (end - addr) >> PAGE_SHIFT, flags,
-			     mapcount))
+	if (!pmaps_add_pages(walk, addr, (end - addr) >> PAGE_SHIFT, folio,
+			     flags, mapcount))
 		step = PMAPS_RECORD_FULL;
 unlock:
 	spin_unlock(ptl);
@@ -721,12 +758,14 @@ static enum pmaps_step pmaps_walk_hugetlb(struct pmaps_walk *walk,
 #endif /* CONFIG_HUGETLB_PAGE */
 
 unsigned long pmaps_show_ranges(struct seq_file *m, struct vm_area_struct *vma,
-				unsigned long addr, bool page_cache_visible)
+				unsigned long addr, bool page_cache_visible,
+				unsigned int fields)
 {
 	struct pmaps_walk walk = {
 		.m = m,
 		.vma = vma,
 		.withhold_page_cache = !page_cache_visible,
+		.numa = fields & PMAPS_FIELDS_NUMA,
 		.resume = vma->vm_end,
 	};
 	unsigned long end = vma->vm_end;

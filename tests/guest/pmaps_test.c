@@ -1707,7 +1707,7 @@ static size_t first_line_len(const struct text *t)
 
 /*
  * Runs as PID 1 of a new pid namespace: the directory must list "self" and
- * "1" only, "self" must lead to "1", "1" must be this process (not the
+ * "1" only (and the module's "numa" directory), "self" must lead to "1", "1" must be this process (not the
  * outer init, whose "1" dentry the parent holds open), and the parent's
  * PID must not resolve.
  */
@@ -1730,6 +1730,9 @@ static bool pidns_reader(pid_t outer_parent)
 			continue;
 		if (!strcmp(d->d_name, "self")) {
 			saw_self = true;
+		} else if (!strcmp(d->d_name, "numa") &&
+			   d->d_type == DT_DIR) {
+			/* the module's NUMA files, the same PIDs again */
 		} else if (!strcmp(d->d_name, "1")) {
 			saw_one = true;
 		} else {
