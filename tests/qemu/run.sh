@@ -26,7 +26,9 @@
 # fault found from the host (a module that does not build, a kernel
 # problem on the console, a guest that did not finish); last, "qemu: N
 # passed, N failed, N skipped" over all kernels.  QEMU names the emulator
-# (the harness's self-test gives it a stand-in).
+# (the harness's self-test gives it a stand-in).  QEMU_NUMA=1 boots the
+# guest with two NUMA nodes of 1 GiB and one CPU each (tests/guest/numa_test.c
+# needs them; its node tests skip without).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD:-$top/build}
@@ -103,13 +105,20 @@ pack_initramfs() {
 	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$build/initramfs-$1.cpio.gz"
 }
 
+# One socket per node: CPUs of one package on two nodes make x86's
+# topology_sane() warn, which panic_on_warn turns into a panic.
+smp=2 numa_args=
+[ "${QEMU_NUMA:-0}" = 1 ] && smp=2,sockets=2,cores=1,threads=1 numa_args="-object memory-backend-ram,id=m0,size=1G
+	-object memory-backend-ram,id=m1,size=1G
+	-numa node,nodeid=0,cpus=0,memdev=m0 -numa node,nodeid=1,cpus=1,memdev=m1"
+
 boot() {
 	rel=$1
 	console=$build/console-$rel.log
 	result=$build/result-$rel.log
 	rm -f "$console" "$result"
 	timeout "${QEMU_TIMEOUT:-600}" "$qemu" -machine q35 -accel tcg -cpu max \
-		-smp 2 -m 2G -no-reboot -display none -monitor none \
+		-smp $smp -m 2G $numa_args -no-reboot -display none -monitor none \
 		-serial "file:$console" -serial "file:$result" \
 		-kernel "$image" -initrd "$build/initramfs-$rel.cpio.gz" \
 		-append "console=ttyS0 panic_on_warn=1 oops=panic panic=-1 softlockup_panic=1 pmaps.mode=$mode pmaps.stress=${STRESS_SECONDS:-60} pmaps.bench=${BENCH_ARGS:-full}${SUITES:+ pmaps.suites=$SUITES}${extra_cmdline:-}"

@@ -1,0 +1,486 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The opt-in NODE and KB fields (Documentation/pmaps_ext.rst, "NUMA
+ * fields"): /proc/pmaps_ext/numa/PID, or /proc/PID/pmaps_numa when
+ * PMAPS_FILE_FMT names /proc/%s/pmaps.  Run in a guest booted with two
+ * NUMA nodes (tests/qemu/run.sh, QEMU_NUMA=1); the node tests skip on a
+ * kernel or machine with fewer, the size tests where the kernel lacks the
+ * page size.  Pages are placed with mbind() and checked range by range.
+ */
+#include <linux/mempolicy.h>
+
+#include "guest.h"
+
+#define TEST_TIMEOUT_SEC	60
+#define REGION_PAGES		32
+
+/* A range line of the extended file, its address worked out. */
+struct nrange {
+	unsigned long long addr, count;
+	int columns;		/* TAB-separated columns on the line */
+	long node;		/* -1: '?' */
+	long kb;		/* -1: '?' */
+};
+
+struct nfile {
+	struct nrange *r;
+	size_t nr, cap;
+	unsigned long long pages;	/* outside [vdso] */
+};
+
+/* The extended file of who (a PID or "self"), from file_fmt. */
+static void numa_path(char *out, size_t size, const char *who)
+{
+	char plain[PATH_MAX - 32];
+
+	pmaps_path(plain, sizeof(plain), who);
+	if (!strncmp(plain, "/proc/pmaps_ext/", 16))
+		snprintf(out, size, "/proc/pmaps_ext/numa/%s", plain + 16);
+	else
+		snprintf(out, size, "%s_numa", plain);
+}
+
+static long field_num(const char *s, size_t n)
+{
+	char buf[32];
+
+	if (n == 1 && s[0] == '?')
+		return -1;
+	if (!n || n >= sizeof(buf))
+		return -2;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	return strtol(buf, NULL, 10);
+}
+
+/* Parse path: the range lines and the pages outside [vdso]. */
+static bool load(const char *path, struct nfile *f)
+{
+	unsigned long long start = 0, off = 0, ino = 0;
+	struct text t = { 0 };
+	bool vdso = false;
+	char *line, *end;
+	int rc;
+
+	memset(f, 0, sizeof(*f));
+	rc = read_path_text(path, READ_CHUNK, &t);
+	if (rc) {
+		tap_diag("reading %s: %s", path, strerror(-rc));
+		return false;
+	}
+	for (line = t.data; line < t.data + t.len; line = end + 1) {
+		const char *col[8], *p;
+		size_t len[8];
+		int n = 0;
+
+		end = memchr(line, '\n', t.data + t.len - line);
+		if (!end)
+			break;
+		if (!memchr(line, '\t', end - line)) {
+			char perms[5];
+			unsigned int maj, min;
+
+			if (sscanf(line, "%llx-%*x %4s %llx %x:%x %llu", &start,
+				   perms, &off, &maj, &min, &ino) != 6)
+				tap_diag("bad header in %s", path);
+			vdso = end - line > 6 && !memcmp(end - 6, "[vdso]", 6);
+			continue;
+		}
+		for (p = line; n < 8; n++) {
+			const char *q = memchr(p, '\t', end - p);
+
+			col[n] = p;
+			len[n] = (q ? q : end) - p;
+			if (!q) {
+				n++;
+				break;
+			}
+			p = q + 1;
+		}
+		if (pmaps_grow_array((void **)&f->r, &f->cap, f->nr + 1,
+				     sizeof(*f->r)))
+			break;
+		struct nrange *r = &f->r[f->nr++];
+		unsigned long long index = strtoull(col[0], NULL, 10);
+
+		r->columns = n;
+		r->count = strtoull(col[1], NULL, 10);
+		r->addr = ino ? start + (index - off / page_size) * page_size :
+			  index * page_size;
+		r->node = n > 4 ? field_num(col[4], len[4]) : -2;
+		r->kb = n > 5 ? field_num(col[5], len[5]) : -2;
+		if (!vdso)
+			f->pages += r->count;
+	}
+	text_free(&t);
+	return true;
+}
+
+/*
+ * Every page of [base, base + len) must be in a range with node (-2: any)
+ * and kb (-2: any); returns the number of ranges it took, or -1.
+ */
+static int expect(const struct nfile *f, const char *base, size_t len,
+		  long node, long kb)
+{
+	unsigned long long a = (unsigned long long)(uintptr_t)base;
+	unsigned long long e = a + len, covered = 0;
+	int ranges = 0;
+	size_t i;
+
+	for (i = 0; i < f->nr; i++) {
+		const struct nrange *r = &f->r[i];
+		unsigned long long re = r->addr + r->count * page_size;
+
+		if (re <= a || r->addr >= e)
+			continue;
+		ranges++;
+		covered += (re < e ? re : e) - (r->addr > a ? r->addr : a);
+		if (r->columns != 6)
+			tap_diag("range at %llx has %d columns, not 6", r->addr,
+				 r->columns);
+		else if ((node != -2 && r->node != node) ||
+			 (kb != -2 && r->kb != kb))
+			tap_diag("range at %llx: node %ld kb %ld, want %ld %ld",
+				 r->addr, r->node, r->kb, node, kb);
+		else
+			continue;
+		return -1;
+	}
+	if (covered != len) {
+		tap_diag("%llu of %zu bytes at %p listed", covered, len, base);
+		return -1;
+	}
+	/* The ranges as read, for the log; at most 8 of them. */
+	for (i = 0; i < f->nr && ranges <= 8; i++)
+		if (f->r[i].addr < e &&
+		    f->r[i].addr + f->r[i].count * page_size > a)
+			tap_diag("  %llx: %llu pages, node %ld, kb %ld",
+				 f->r[i].addr, f->r[i].count, f->r[i].node,
+				 f->r[i].kb);
+	return ranges;
+}
+
+static bool have_node1(void)
+{
+	return !access("/sys/devices/system/node/node1", F_OK);
+}
+
+static long do_mbind(void *p, size_t len, int mode, unsigned long nodes)
+{
+	return syscall(SYS_mbind, p, len, mode, &nodes, sizeof(nodes) * 8,
+		       MPOL_MF_STRICT | MPOL_MF_MOVE);
+}
+
+static void touch(char *p, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i += page_size)
+		p[i] = 1;
+}
+
+/* What a target maps: anonymous memory, placed and touched. */
+struct placed {
+	size_t len;
+	size_t align;		/* of the start within a bigger mapping */
+	int policy;		/* MPOL_DEFAULT: none */
+	unsigned long nodes;
+	int advice;		/* MADV_NOHUGEPAGE or MADV_HUGEPAGE */
+	bool hugetlb;
+};
+
+static char *setup_placed(void *arg)
+{
+	const struct placed *pl = arg;
+	size_t span = pl->len + pl->align;
+	char *area, *p;
+
+	if (pl->hugetlb) {
+		area = mmap(NULL, pl->len, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+		if (area == MAP_FAILED)
+			return NULL;
+		p = area;
+	} else {
+		area = map_between_guards(span, PROT_READ | PROT_WRITE,
+					  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (!area)
+			return NULL;
+		p = area;
+		if (pl->align)
+			p = (char *)(((uintptr_t)area + pl->align - 1) &
+				     ~(uintptr_t)(pl->align - 1));
+		if (pl->advice == MADV_NOHUGEPAGE ? no_thp(area, span) :
+		    madvise(area, span, pl->advice))
+			return NULL;
+	}
+	if (pl->policy != MPOL_DEFAULT &&
+	    do_mbind(p, pl->len, pl->policy, pl->nodes))
+		return NULL;
+	touch(p, pl->len);
+	return p;
+}
+
+/* Start a target with pl, stop it and load its extended file. */
+static bool load_placed(struct placed *pl, struct target *t, struct nfile *f)
+{
+	char who[16], path[PATH_MAX];
+
+	if (target_start(t, setup_placed, pl))
+		return false;
+	if (target_stop(t))
+		return false;
+	snprintf(who, sizeof(who), "%d", (int)t->pid);
+	numa_path(path, sizeof(path), who);
+	return load(path, f);
+}
+
+/* The RFC's four columns stay the default; the extended file adds two. */
+static enum outcome test_default_text_unchanged(void)
+{
+	struct placed pl = { REGION_PAGES * page_size, 0, MPOL_DEFAULT, 0,
+			     MADV_NOHUGEPAGE, false };
+	struct target t = { .pid = -1, .release_fd = -1 };
+	char who[16], path[PATH_MAX];
+	struct nfile ext, plain;
+	bool ok = false;
+	size_t i;
+
+	if (!load_placed(&pl, &t, &ext))
+		goto out;
+	snprintf(who, sizeof(who), "%d", (int)t.pid);
+	pmaps_path(path, sizeof(path), who);
+	if (!load(path, &plain))
+		goto out_ext;
+	ok = plain.nr > 0 && ext.nr >= plain.nr;
+	for (i = 0; i < plain.nr; i++)
+		if (plain.r[i].columns != 4) {
+			tap_diag("%s: range at %llx has %d columns", path,
+				 plain.r[i].addr, plain.r[i].columns);
+			ok = false;
+		}
+	for (i = 0; i < ext.nr; i++)
+		if (ext.r[i].columns != 6 || ext.r[i].node < 0) {
+			tap_diag("extended range at %llx: %d columns, node %ld",
+				 ext.r[i].addr, ext.r[i].columns, ext.r[i].node);
+			ok = false;
+		}
+	tap_check(plain.pages == ext.pages, "%llu pages, extended %llu",
+		  plain.pages, ext.pages);
+	ok = ok && plain.pages == ext.pages;
+	free(plain.r);
+out_ext:
+	free(ext.r);
+out:
+	target_end(&t);
+	return ok ? PASS : FAIL;
+}
+
+/* mbind() to one node: every page shows that node. */
+static enum outcome run_bind(int node)
+{
+	struct placed pl = { REGION_PAGES * page_size, 0, MPOL_BIND,
+			     1UL << node, MADV_NOHUGEPAGE, false };
+	struct target t = { .pid = -1, .release_fd = -1 };
+	struct nfile f;
+	int n = -1;
+
+	if (!have_node1())
+		return skip("fewer than two NUMA nodes");
+	if (load_placed(&pl, &t, &f)) {
+		n = expect(&f, t.base, pl.len, node, (long)(page_size >> 10));
+		free(f.r);
+	}
+	target_end(&t);
+	return n > 0 ? PASS : FAIL;
+}
+
+static enum outcome test_node_bind_0(void)
+{
+	return run_bind(0);
+}
+
+static enum outcome test_node_bind_1(void)
+{
+	return run_bind(1);
+}
+
+/* MPOL_INTERLEAVE over both nodes: ranges split where the node changes. */
+static enum outcome test_node_interleave_splits(void)
+{
+	struct placed pl = { 8 * page_size, 0, MPOL_INTERLEAVE, 3,
+			     MADV_NOHUGEPAGE, false };
+	struct target t = { .pid = -1, .release_fd = -1 };
+	bool ok = false;
+	struct nfile f;
+	size_t i;
+
+	if (!have_node1())
+		return skip("fewer than two NUMA nodes");
+	if (load_placed(&pl, &t, &f)) {
+		ok = expect(&f, t.base, pl.len, -2, -2) == 8;
+		for (i = 0; ok && i < f.nr; i++) {
+			const struct nrange *r = &f.r[i];
+
+			if (r->addr < (uintptr_t)t.base ||
+			    r->addr >= (uintptr_t)t.base + pl.len)
+				continue;
+			if (r->count != 1 ||
+			    (r->addr > (uintptr_t)t.base &&
+			     r->node == f.r[i - 1].node)) {
+				tap_diag("range at %llx: %llu pages, node %ld",
+					 r->addr, r->count, r->node);
+				ok = false;
+			}
+		}
+		if (!ok)
+			tap_diag("want 8 one-page ranges alternating nodes");
+		free(f.r);
+	}
+	target_end(&t);
+	return ok ? PASS : FAIL;
+}
+
+/* A PMD-mapped THP shows 2048 (KiB). */
+static enum outcome test_size_pmd_thp(void)
+{
+	struct placed pl = { 2 << 20, 2 << 20, MPOL_DEFAULT, 0,
+			     MADV_HUGEPAGE, false };
+	struct target t = { .pid = -1, .release_fd = -1 };
+	struct nfile f;
+	int n = -1;
+
+	if (access("/sys/kernel/mm/transparent_hugepage/enabled", F_OK))
+		return skip("no THP in this kernel");
+	if (load_placed(&pl, &t, &f)) {
+		n = expect(&f, t.base, pl.len, -2, 2048);
+		free(f.r);
+	}
+	target_end(&t);
+	return n == 1 ? PASS : FAIL;
+}
+
+/* A 64 KiB anonymous mTHP folio shows 64. */
+static enum outcome test_size_mthp(void)
+{
+	static const char ctl[] =
+		"/sys/kernel/mm/transparent_hugepage/hugepages-64kB/enabled";
+	struct placed pl = { 256 << 10, 64 << 10, MPOL_DEFAULT, 0,
+			     MADV_HUGEPAGE, false };
+	struct target t = { .pid = -1, .release_fd = -1 };
+	struct nfile f;
+	int n = -1;
+
+	if (access(ctl, F_OK))
+		return skip("no 64 KiB mTHP in this kernel");
+	if (write_string(ctl, "always"))
+		return FAIL;
+	if (load_placed(&pl, &t, &f)) {
+		n = expect(&f, t.base, pl.len, -2, 64);
+		free(f.r);
+	}
+	target_end(&t);
+	write_string(ctl, "never");
+	return n > 0 ? PASS : FAIL;
+}
+
+/* hugetlb pages show their size, and their node under mbind(). */
+static enum outcome test_size_hugetlb_node(void)
+{
+	struct placed pl = { 2 << 20, 0, MPOL_DEFAULT, 0, MADV_NOHUGEPAGE,
+			     true };
+	struct target t = { .pid = -1, .release_fd = -1 };
+	int node = have_node1() ? 1 : -2;
+	struct nfile f;
+	int n = -1;
+
+	if (access("/proc/sys/vm/nr_hugepages", F_OK))
+		return skip("no hugetlb in this kernel");
+	if (write_string("/proc/sys/vm/nr_hugepages", "4"))
+		return FAIL;
+	if (node == 1) {
+		pl.policy = MPOL_BIND;
+		pl.nodes = 2;
+	}
+	if (load_placed(&pl, &t, &f)) {
+		n = expect(&f, t.base, pl.len, node, 2048);
+		free(f.r);
+	}
+	target_end(&t);
+	write_string("/proc/sys/vm/nr_hugepages", "0");
+	return n == 1 ? PASS : FAIL;
+}
+
+/*
+ * uid 65534 mapping root's 0644 file: its folio size is withheld with its
+ * state, as from mincore(); its node is shown, as numa_maps shows it.
+ */
+static bool check_withheld_size(void *arg)
+{
+	size_t len = 4 * page_size;
+	char path[PATH_MAX];
+	struct nfile f;
+	char *base;
+	int fd, n;
+
+	if (!drop_to_nobody(1))
+		return false;
+	fd = open(arg, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	base = map_between_guards(len, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (!base)
+		return false;
+	madvise(base, len, MADV_NOHUGEPAGE);
+	for (n = 0; n < 4; n++)
+		(void)*(volatile char *)(base + n * page_size);
+	numa_path(path, sizeof(path), "self");
+	if (!load(path, &f))
+		return false;
+	n = expect(&f, base, len, -2, -1);
+	for (size_t i = 0; n > 0 && i < f.nr; i++)
+		if (f.r[i].addr >= (uintptr_t)base &&
+		    f.r[i].addr < (uintptr_t)base + len && f.r[i].node < 0)
+			n = -1;
+	free(f.r);
+	return n > 0;
+}
+
+static enum outcome test_size_withheld_from_other_users(void)
+{
+	char path[] = "/tmp/pmaps_numa.XXXXXX";
+	bool ok;
+	int fd;
+
+	if (!require_root())
+		return skip("needs root");
+	fd = mkstemp(path);
+	if (fd < 0 || ftruncate(fd, 4 * page_size) || fchmod(fd, 0644))
+		return FAIL;
+	for (int i = 0; i < 4; i++)
+		if (pwrite(fd, "x", 1, i * page_size) != 1)
+			return FAIL;
+	close(fd);
+	ok = run_in_child(check_withheld_size, path);
+	unlink(path);
+	return ok ? PASS : FAIL;
+}
+
+static const struct test_case tests[] = {
+	TEST(test_default_text_unchanged),
+	TEST(test_node_bind_0),
+	TEST(test_node_bind_1),
+	TEST(test_node_interleave_splits),
+	TEST(test_size_pmd_thp),
+	TEST(test_size_mthp),
+	TEST(test_size_hugetlb_node),
+	TEST(test_size_withheld_from_other_users),
+};
+
+int main(int argc, char **argv)
+{
+	return guest_main(argc, argv, tests, ARRAY_SIZE(tests),
+			  TEST_TIMEOUT_SEC, false);
+}
