@@ -559,7 +559,7 @@ static void test_pasted_separators(void)
 		"0 1 Y__U___ 1\n",
 		"1     2       YR_U___    2   \n",
 		"3 \t1\tY?_U___ \t?\n",
-		"4 1 Y__U___ 3 new  columns\t-1\n",
+		"4 1 Y__U___ 3 1  4 new\t-1\n",
 	};
 	struct pmaps_map map;
 	const struct pmaps_vma *v;
@@ -585,8 +585,66 @@ static void test_pasted_separators(void)
 		CHECK_U(v->ranges[2].unknown, 1U << PMAPS_REFERENCED);
 		CHECK_U(v->ranges[2].mapcount, PMAPS_MAPCOUNT_UNKNOWN);
 		check_range(&v->ranges[3], 4, 1, "YU", 3, 5);
+		CHECK_U(v->ranges[3].node, 1);
+		CHECK_U(v->ranges[3].kb, 4);
+		CHECK_U(v->ranges[0].node, PMAPS_NODE_UNKNOWN);
+	}
+	CHECK(map.numa);
+	pmaps_map_free(&map);
+}
+
+/* NODE and KB, columns 5 and 6 of the NUMA files, '?' included. */
+static void test_numa_columns(void)
+{
+	static const char doc[] =
+		"00400000-00410000 rw-p 00000000 00:00 0\n"
+		"1024\t1\tY__UP__\t1\t0\t4\n"
+		"1025\t1\tY__UP__\t1\t1\t4\n"
+		"1026\t2\tY??U_??\t?\t1\t?\n"
+		"1028\t4\tY__UP__\t1\t?\t64\textra\n";
+	/* Not both a number or '?': columns for future readers. */
+	static const char *const other[] = {
+		"1024\t1\tY__UP__\t1\t0\n",
+		"1024\t1\tY__UP__\t1\tx\t4\n",
+		"1024\t1\tY__UP__\t1\t0\t0\n",
+		"1024\t1\tY__UP__\t1\t65536\t4\n",
+	};
+	struct pmaps_map map;
+	const struct pmaps_vma *v;
+	char buf[256], err[ERRLEN];
+	size_t i;
+
+	CHECK_U(parse_str(doc, &map, err), 0);
+	CHECK_S(err, "");
+	CHECK(map.numa);
+	v = map.nr_vmas == 1 ? &map.vmas[0] : NULL;
+	CHECK(v && v->nr_ranges == 4);
+	if (v && v->nr_ranges == 4) {
+		CHECK_U(v->ranges[0].node, 0);
+		CHECK_U(v->ranges[1].node, 1);
+		CHECK_U(v->ranges[1].kb, 4);
+		CHECK_U(v->ranges[2].kb, PMAPS_KB_UNKNOWN);
+		CHECK_U(v->ranges[3].node, PMAPS_NODE_UNKNOWN);
+		CHECK_U(v->ranges[3].kb, 64);
 	}
 	pmaps_map_free(&map);
+
+	/* The RFC's four columns: no NUMA data. */
+	CHECK_U(parse_str("00400000-00410000 rw-p 00000000 00:00 0\n"
+			  "1024\t1\tY__UP__\t1\n", &map, err), 0);
+	CHECK(!map.numa);
+	pmaps_map_free(&map);
+
+	for (i = 0; i < ARRAY_SIZE(other); i++) {
+		snprintf(buf, sizeof(buf), "%s%s",
+			 "00400000-00410000 rw-p 00000000 00:00 0\n",
+			 other[i]);
+		CHECK_U(parse_str(buf, &map, err), 0);
+		CHECK(!map.numa);
+		CHECK(map.nr_vmas == 1 && map.vmas[0].nr_ranges == 1 &&
+		      map.vmas[0].ranges[0].node == PMAPS_NODE_UNKNOWN);
+		pmaps_map_free(&map);
+	}
 }
 
 /* A pasted line is held to the same columns, and says where it is wrong. */
@@ -1421,6 +1479,7 @@ static const struct {
 	T(test_rfc_sample_pasted, 1),
 	T(test_pasted_expanded_tabs, 1),
 	T(test_pasted_separators, 1),
+	T(test_numa_columns, 1),
 	T(test_pasted_errors, 0),
 	T(test_json_document, 1),
 #undef T

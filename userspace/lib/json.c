@@ -462,15 +462,32 @@ static int seen_all(struct json *j, const struct seen *s, unsigned int all,
 	return 0;
 }
 
-enum { R_INDEX, R_COUNT, R_ADDRESS, R_FLAGS, R_MAPCOUNT, R_NR };
-static const char *const range_members[R_NR] = {
-	"index", "count", "address", "flags", "mapcount",
+/* node and kb (pmaps/3) are optional: R_NR counts the required ones. */
+enum { R_INDEX, R_COUNT, R_ADDRESS, R_FLAGS, R_MAPCOUNT, R_NR,
+       R_NODE = R_NR, R_KB, R_ALL };
+static const char *const range_members[R_ALL] = {
+	"index", "count", "address", "flags", "mapcount", "node", "kb",
 };
+
+/* A number up to max, or null (*v untouched, returns 1). */
+static int json_uint_or_null(struct json *j, unsigned long long max,
+			     unsigned long long *v, const char *what)
+{
+	if (json_peek(j) == 'n' && j->end - j->p >= 4 &&
+	    !memcmp(j->p, "null", 4)) {
+		j->p += 4;
+		return 1;
+	}
+	if (json_peek(j) < '0' || json_peek(j) > '9')
+		return json_fail(j, "%s as a whole number or null", what);
+	return json_uint(j, max, v, what);
+}
 
 struct range_ctx {
 	struct pmaps_range r;
 	unsigned long long address;
 	struct seen seen;
+	bool numa;		/* it had node or kb */
 };
 
 static int range_member(struct json *j, const char *key, void *ctx)
@@ -481,10 +498,28 @@ static int range_member(struct json *j, const char *key, void *ctx)
 	char *flags;
 	int i, bit;
 
-	bit = known_member(j, &c->seen, key, range_members, R_NR);
+	bit = known_member(j, &c->seen, key, range_members, R_ALL);
 	if (bit < 0)
 		return bit == -1 ? 1 : -1;
 	switch (bit) {
+	case R_NODE:
+		c->numa = true;
+		i = json_uint_or_null(j, PMAPS_NODE_MAX, &v, "node");
+		if (!i)
+			c->r.node = (long)v;
+		return i < 0 ? -1 : 0;
+	case R_KB:
+		c->numa = true;
+		json_ws(j);
+		at = j->p;
+		i = json_uint_or_null(j, ULLONG_MAX, &v, "kb");
+		if (!i && !v) {
+			j->p = at;
+			return json_fail(j, "kb of at least 1, or null");
+		}
+		if (!i)
+			c->r.kb = v;
+		return i < 0 ? -1 : 0;
 	case R_INDEX:
 		return json_uint(j, ULLONG_MAX, &c->r.index, "index");
 	case R_COUNT:
@@ -543,6 +578,7 @@ struct vma_ctx {
 	size_t ranges_cap, addresses_cap;
 	unsigned long long *addresses;	/* the "address" of each range */
 	struct seen seen;
+	bool numa;			/* a range had node or kb */
 };
 
 /* Ranges are checked once their VMA is complete: members may come in any order. */
@@ -555,6 +591,8 @@ static int range_element(struct json *j, void *ctx)
 	json_ws(j);
 	c.seen.line = j->line;
 	c.r.line = j->line;
+	c.r.node = PMAPS_NODE_UNKNOWN;
+	c.r.kb = PMAPS_KB_UNKNOWN;
 	if (json_object(j, "a range object", range_member, &c) ||
 	    seen_all(j, &c.seen, (1u << R_NR) - 1, range_members, "range"))
 		return -1;
@@ -565,6 +603,7 @@ static int range_element(struct json *j, void *ctx)
 		return json_fail(j, "memory for the ranges");
 	vc->addresses[v->nr_ranges] = c.address;
 	v->ranges[v->nr_ranges++] = c.r;
+	vc->numa |= c.numa;
 	return 0;
 }
 
@@ -797,6 +836,7 @@ static int vma_element(struct json *j, void *ctx)
 		return json_fail(j, "memory for the VMAs");
 	}
 	map->vmas[map->nr_vmas++] = c.v;
+	map->numa |= c.numa;
 	return 0;
 }
 
@@ -857,12 +897,16 @@ static int top_member(struct json *j, const char *key, void *ctx)
 	line = j->line;
 	if (json_string(j, &schema, "schema"))
 		return -1;
-	/* pmaps/2 only adds null mapcounts, which this reader takes */
-	if (strcmp(schema, "pmaps/1") && strcmp(schema, "pmaps/2")) {
+	/*
+	 * pmaps/2 only adds null mapcounts, pmaps/3 node and kb, which this
+	 * reader takes
+	 */
+	if (strcmp(schema, "pmaps/1") && strcmp(schema, "pmaps/2") &&
+	    strcmp(schema, "pmaps/3")) {
 		free(schema);
 		j->p = at;
 		j->line = line;
-		return json_fail(j, "schema \"pmaps/1\" or \"pmaps/2\"");
+		return json_fail(j, "schema \"pmaps/1\", \"pmaps/2\" or \"pmaps/3\"");
 	}
 	free(schema);
 	return 0;

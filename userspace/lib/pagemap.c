@@ -591,6 +591,8 @@ static int add_pages(struct pmaps_vma *v, size_t *cap, unsigned long long idx,
 	r->flags = flags;
 	r->unknown = unknown;
 	r->mapcount = mapcount;
+	r->node = PMAPS_NODE_UNKNOWN;
+	r->kb = PMAPS_KB_UNKNOWN;
 	r->line = 0;
 	return 0;
 }

@@ -397,7 +397,22 @@ static const char *skip_separator(const char *p, const char *e, bool pasted)
 }
 
 /*
- * INDEX<TAB>COUNT<TAB>FLAGS<TAB>MAPCOUNT[<TAB>ignored...], or pasted
+ * NODE or KB: decimal from min up to max into *v (0), or '?' (1, *v
+ * untouched); -1 for anything else.
+ */
+static int parse_numa_col(const char *s, size_t n, unsigned long long min,
+			  unsigned long long max, unsigned long long *v)
+{
+	if (n == 1 && s[0] == '?')
+		return 1;
+	if (parse_dec(s, n, max, v) != NUM_OK || *v < min)
+		return -1;
+	return 0;
+}
+
+/*
+ * INDEX<TAB>COUNT<TAB>FLAGS<TAB>MAPCOUNT[<TAB>NODE<TAB>KB[<TAB>ignored...]],
+ * or pasted
  * (range_pasted()): the same columns separated by runs of spaces and
  * TABs.  No column holds a blank, so either way the columns are the same.
  */
@@ -406,7 +421,7 @@ static int parse_range(struct parser *ps, const char *s, const char *e)
 	struct pmaps_map *map = ps->map;
 	struct pmaps_vma *v;
 	struct pmaps_range r;
-	const char *col[4], *end[4], *p = s, *f;
+	const char *col[6], *end[6], *p = s, *f;
 	unsigned long long val, rel, ps_sz = ps->page_size;
 	bool pasted = range_pasted(s, e);
 	char buf[40];
@@ -436,7 +451,33 @@ static int parse_range(struct parser *ps, const char *s, const char *e)
 		col[i] = p;
 		end[i] = p = column_end(p, e, pasted);
 	}
-	/* Columns after MAPCOUNT are for future readers. */
+	/*
+	 * NODE and KB, where columns 5 and 6 are both a number or '?'.  Any
+	 * other columns after MAPCOUNT are for future readers, as they were
+	 * before these two were defined.
+	 */
+	r.node = PMAPS_NODE_UNKNOWN;
+	r.kb = PMAPS_KB_UNKNOWN;
+	for (; i < 6 && p < e; i++) {
+		p = skip_separator(p, e, pasted);
+		col[i] = p;
+		end[i] = p = column_end(p, e, pasted);
+	}
+	if (i == 6 && end[5] > col[5]) {
+		unsigned long long node, kb;
+		int n_rc = parse_numa_col(col[4], end[4] - col[4], 0,
+					  PMAPS_NODE_MAX, &node);
+		int k_rc = parse_numa_col(col[5], end[5] - col[5], 1,
+					  ULLONG_MAX, &kb);
+
+		if (n_rc >= 0 && k_rc >= 0) {
+			if (!n_rc)
+				r.node = (long)node;
+			if (!k_rc)
+				r.kb = kb;
+			map->numa = true;
+		}
+	}
 
 	r.line = ps->line;
 	rc = parse_dec(col[0], end[0] - col[0], ULLONG_MAX, &r.index);
@@ -746,6 +787,30 @@ size_t pmaps_format_udec(char *p, unsigned long long v)
 	} while (v);
 	for (i = 0; i < n; i++)
 		p[i] = tmp[n - 1 - i];
+	return n;
+}
+
+size_t pmaps_format_node(long node, char out[21])
+{
+	size_t n = 1;
+
+	if (node < 0)
+		out[0] = '?';
+	else
+		n = pmaps_format_udec(out, (unsigned long long)node);
+	out[n] = '\0';
+	return n;
+}
+
+size_t pmaps_format_kb(unsigned long long kb, char out[21])
+{
+	size_t n = 1;
+
+	if (kb == PMAPS_KB_UNKNOWN)
+		out[0] = '?';
+	else
+		n = pmaps_format_udec(out, kb);
+	out[n] = '\0';
 	return n;
 }
 

@@ -38,8 +38,17 @@ struct pmaps_range {
 	unsigned int flags;		/* bit i set: letter i shown */
 	unsigned int unknown;		/* bit i set: letter i shown as '?' */
 	long mapcount;			/* or PMAPS_MAPCOUNT_UNKNOWN */
+	/* The NUMA columns 5 and 6 (pmaps_map.numa), or unknown: */
+	long node;			/* NUMA node, or PMAPS_NODE_UNKNOWN */
+	unsigned long long kb;		/* folio size in KiB, or PMAPS_KB_UNKNOWN */
 	unsigned int line;		/* input line, for messages */
 };
+
+/* NODE and KB '?', or absent: the source cannot tell or withholds it. */
+#define PMAPS_NODE_UNKNOWN	(-1L)
+#define PMAPS_KB_UNKNOWN	0ULL
+/* Largest NODE read: far above any MAX_NUMNODES. */
+#define PMAPS_NODE_MAX		65535L
 
 /*
  * MAPCOUNT '?': the kernel withholds the count from a reader without root
@@ -69,6 +78,11 @@ struct pmaps_vma {
 struct pmaps_map {
 	struct pmaps_vma *vmas;
 	size_t nr_vmas;
+	/*
+	 * Range lines carry NODE and KB (/proc/pmaps_ext/numa/PID,
+	 * /proc/PID/pmaps_numa, pmaps/3 JSON with them): at least one did.
+	 */
+	bool numa;
 };
 
 /*
@@ -78,7 +92,7 @@ struct pmaps_map {
  * err (NAME is the file name given by the caller).  On allocation failure
  * return -1 with a message.  *out is valid (possibly partial) in both
  * cases and must be freed.  *out is overwritten on entry, not freed.
- * Lines starting with '@' and range columns after MAPCOUNT are skipped.
+ * Lines starting with '@' and range columns after KB are skipped.
  * buf needs no NUL terminator.
  */
 int pmaps_parse_file(FILE *f, const char *name, struct pmaps_map *out,
@@ -140,6 +154,13 @@ void pmaps_format_flags(unsigned int flags, unsigned int unknown,
  * number.  Every writer of the text's numbers uses it.
  */
 size_t pmaps_format_udec(char *p, unsigned long long v);
+
+/*
+ * NODE and KB as the text format writes them, NUL-terminated: decimal,
+ * or "?" for unknown.  Returns the length.  Room: 21 bytes.
+ */
+size_t pmaps_format_node(long node, char out[21]);
+size_t pmaps_format_kb(unsigned long long kb, char out[21]);
 
 /* Room for pmaps_format_mapcount(): the digits of LONG_MAX, and NUL. */
 #define PMAPS_MAPCOUNT_LEN	21
