@@ -52,6 +52,12 @@ struct pmaps_doc {
 const char *pmaps_doc_source(const struct pmaps_doc *doc, char *buf,
 			     size_t len);
 
+/*
+ * --numa: read the NUMA files (/proc/PID/pmaps_numa,
+ * /proc/pmaps_ext/numa/PID), whose ranges carry NODE and KB.
+ */
+extern bool pmaps_source_numa;
+
 /* Exit statuses, also returned by the loaders. */
 enum pmaps_status {
 	PMAPS_OK = 0,

@@ -35,6 +35,7 @@ enum {
 	OPT_RAW,
 	OPT_TSV,
 	OPT_TOTALS,
+	OPT_NUMA,
 	OPT_VERSION,
 	OPT_CGROUP,
 };
@@ -55,6 +56,7 @@ static const struct option long_options[] = {
 	{ "raw",	no_argument,	   NULL, OPT_RAW },
 	{ "tsv",	no_argument,	   NULL, OPT_TSV },
 	{ "totals",	no_argument,	   NULL, OPT_TOTALS },
+	{ "numa",	no_argument,	   NULL, OPT_NUMA },
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ "version",	no_argument,	   NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -115,6 +117,9 @@ PMAPS_FILTER_HELP
 "                        works too, in every command\n"
 "  -d, --decode          flag names instead of letters (default view, --pages)\n"
 "      --totals          a totals line after each VMA in the default view\n"
+"      --numa            read the NUMA files: node and folio size per range,\n"
+"                        per-node columns in --summary and --totals, and\n"
+"                        JSON schema pmaps/3\n"
 "  -h, --help            show this help and exit\n"
 "      --version         show the version and exit\n"
 "\n"
@@ -431,6 +436,9 @@ static enum pmaps_status parse_option(struct options *o, int opt,
 		return PMAPS_OK;
 	case OPT_TOTALS:
 		o->view.totals = true;
+		return PMAPS_OK;
+	case OPT_NUMA:
+		pmaps_source_numa = true;
 		return PMAPS_OK;
 	default:
 		/* getopt_long has said what was wrong. */

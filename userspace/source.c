@@ -24,6 +24,8 @@
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define PF_KTHREAD	0x00200000	/* include/linux/sched.h */
 
+bool pmaps_source_numa;
+
 /* One source's failure: its own line in the AUTO message. */
 struct attempt {
 	enum pmaps_status status;
@@ -219,11 +221,13 @@ static void try_source(int pid, enum pmaps_source src, struct pmaps_doc *doc,
 
 	switch (src) {
 	case PMAPS_SRC_KERNEL:
-		snprintf(path, sizeof(path), "/proc/%d/pmaps", pid);
+		snprintf(path, sizeof(path), "/proc/%d/pmaps%s", pid,
+			 pmaps_source_numa ? "_numa" : "");
 		try_text(path, src, doc, a);
 		break;
 	case PMAPS_SRC_MODULE:
-		snprintf(path, sizeof(path), MODULE_DIR "/%d", pid);
+		snprintf(path, sizeof(path), MODULE_DIR "%s/%d",
+			 pmaps_source_numa ? "/numa" : "", pid);
 		try_text(path, src, doc, a);
 		break;
 	case PMAPS_SRC_PAGEMAP:
@@ -576,6 +580,7 @@ int pmaps_pids_by_name(const char *name, int **pids)
 int pmaps_print_text(FILE *out, const struct pmaps_map *map)
 {
 	char flags[PMAPS_NR_FLAGS + 1], mapcount[PMAPS_MAPCOUNT_LEN];
+	char node[21], kb[21];
 	size_t i, j;
 
 	for (i = 0; i < map->nr_vmas; i++) {
@@ -587,8 +592,15 @@ int pmaps_print_text(FILE *out, const struct pmaps_map *map)
 
 			pmaps_format_flags(r->flags, r->unknown, flags);
 			pmaps_format_mapcount(r->mapcount, mapcount);
-			fprintf(out, "%llu\t%llu\t%s\t%s\n", r->index,
+			fprintf(out, "%llu\t%llu\t%s\t%s", r->index,
 				r->count, flags, mapcount);
+			/* the NUMA files' text, columns 5 and 6 */
+			if (map->numa) {
+				pmaps_format_node(r->node, node);
+				pmaps_format_kb(r->kb, kb);
+				fprintf(out, "\t%s\t%s", node, kb);
+			}
+			fputc('\n', out);
 		}
 	}
 	return ferror(out) ? -1 : 0;

@@ -16,7 +16,9 @@
  * "hugetlb 2048kB") and --json read them at view time (hugepage.h); a
  * document from a file shows "-", no mark, null.
  *
- * JSON (--json), schema "pmaps/2", also in Documentation/pmaps-json.rst.
+ * JSON (--json), schema "pmaps/2", also in Documentation/pmaps-json.rst;
+ * "pmaps/3" where the documents have the NUMA columns (--numa): each range
+ * then also has "node" and "kb", number or null.
  * One document for the whole run:
  *
  *   {"schema": "pmaps/2",
@@ -385,12 +387,24 @@ static const int flag_count[PMAPS_NR_FLAGS] = {
  * Pages per kind.  A kind is unknown when any page it would count comes
  * from a source that cannot tell: a partial sum would read as a fact.
  */
+/* Per-node columns (--numa): nodes 0 .. VIEW_NODES - 1, then "N?". */
+#define VIEW_NODES	64
+#define NODE_OTHER	VIEW_NODES	/* '?', or a node above the columns */
+
 struct counts {
 	unsigned long long pages[C_NR];
 	unsigned int unknown;		/* bit per enum count_kind */
 	unsigned long long mapped;	/* bytes */
 	size_t nr_vmas;
+	unsigned long long node[VIEW_NODES + 1];	/* resident pages */
 };
+
+/* The node column a range counts in. */
+static int node_col(const struct pmaps_range *r)
+{
+	return r->node >= 0 && r->node < VIEW_NODES ? (int)r->node :
+	       NODE_OTHER;
+}
 
 static void count_vma(struct counts *c, const struct pmaps_vma *v)
 {
@@ -407,6 +421,7 @@ static void count_vma(struct counts *c, const struct pmaps_vma *v)
 		const struct pmaps_range *r = &v->ranges[i];
 
 		c->pages[C_RESIDENT] += r->count;
+		c->node[node_col(r)] += r->count;
 		if (r->mapcount == PMAPS_MAPCOUNT_UNKNOWN)
 			c->unknown |= 1u << C_SHARED;
 		else if (r->mapcount > 1)
@@ -428,6 +443,8 @@ static void count_add(struct counts *sum, const struct counts *c)
 
 	for (k = 0; k < C_NR; k++)
 		sum->pages[k] += c->pages[k];
+	for (k = 0; k <= VIEW_NODES; k++)
+		sum->node[k] += c->node[k];
 	sum->unknown |= c->unknown;
 	sum->mapped += c->mapped;
 	sum->nr_vmas += c->nr_vmas;
@@ -462,7 +479,32 @@ struct vctx {
 	struct pmaps_huge_vma hv;	/* of the VMA being shown */
 	size_t hv_cursor;
 	struct group_row *row;	/* --cgroup: the document's totals go here */
+	/* --numa: the node columns shown, N0 .. Nnodes-1, and N? if other */
+	int nodes;		/* 0: the document has no NUMA data */
+	bool node_other;
 };
+
+/* Which node columns the document needs: every node it names. */
+static void find_nodes(struct vctx *c)
+{
+	const struct pmaps_map *m = &c->doc->map;
+	size_t i, j;
+
+	c->nodes = 0;
+	c->node_other = false;
+	if (!m->numa)
+		return;
+	c->nodes = 1;
+	for (i = 0; i < m->nr_vmas; i++)
+		for (j = 0; j < m->vmas[i].nr_ranges; j++) {
+			int n = node_col(&m->vmas[i].ranges[j]);
+
+			if (n == NODE_OTHER)
+				c->node_other = true;
+			else if (n >= c->nodes)
+				c->nodes = n + 1;
+		}
+}
 
 static void ctx_init(struct vctx *c, struct ob *o,
 		     const struct pmaps_view_opts *opts,
@@ -501,6 +543,7 @@ static void ctx_init(struct vctx *c, struct ob *o,
 			}
 		}
 	}
+	find_nodes(c);
 }
 
 static void ctx_fini(struct vctx *c)
@@ -753,6 +796,15 @@ static void put_counts(struct vctx *c, const struct counts *n)
 			ob_fmt(o, " (%llu page%s)", n->pages[k],
 			       n->pages[k] == 1 ? "" : "s");
 	}
+	/* numa_maps' N<node>=, as sizes: resident memory per node */
+	for (k = 0; k < c->nodes; k++) {
+		ob_fmt(o, "  N%d ", k);
+		ob_human(o, n->node[k] * c->psize, 0);
+	}
+	if (c->node_other) {
+		ob_str(o, "  N? ");
+		ob_human(o, n->node[NODE_OTHER] * c->psize, 0);
+	}
 	ob_ch(o, '\n');
 }
 
@@ -865,6 +917,10 @@ static void summary_row(struct vctx *c, const struct counts *n, size_t w,
 	if (page_kib != -2)
 		summary_kib(o, page_kib >= 0, (unsigned long long)page_kib,
 			    w);
+	for (k = 0; k < c->nodes; k++)
+		summary_kib(o, 1, n->node[k] * kib, w);
+	if (c->node_other)
+		summary_kib(o, 1, n->node[NODE_OTHER] * kib, w);
 }
 
 static void view_summary(struct vctx *c)
@@ -893,6 +949,14 @@ static void view_summary(struct vctx *c)
 	for (k = 0; k < C_NR; k++)
 		ob_fmt(o, " %*s", (int)w, summary_cols[k]);
 	ob_fmt(o, " %*s %*s", (int)w, "Huge", (int)w, "PageSize");
+	for (k = 0; k < c->nodes; k++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "N%d", k);
+		ob_fmt(o, " %*s", (int)w, name);
+	}
+	if (c->node_other)
+		ob_fmt(o, " %*s", (int)w, "N?");
 	ob_str(o, " Mapping");
 	ob_sgr(o, c->color, SGR_RESET);
 	ob_ch(o, '\n');
@@ -1529,6 +1593,19 @@ static void json_doc(struct vctx *c)
 			else
 				p += pmaps_format_udec(p,
 					      (unsigned long long)r->mapcount);
+			if (m->numa) {
+				p = put_lit(p, ",\"node\":");
+				if (r->node == PMAPS_NODE_UNKNOWN)
+					p = put_lit(p, "null");
+				else
+					p += pmaps_format_udec(p,
+						(unsigned long long)r->node);
+				p = put_lit(p, ",\"kb\":");
+				if (r->kb == PMAPS_KB_UNKNOWN)
+					p = put_lit(p, "null");
+				else
+					p += pmaps_format_udec(p, r->kb);
+			}
 			*p++ = '}';
 			o->len = (size_t)(p - o->buf);
 		}
@@ -1540,10 +1617,15 @@ static void json_doc(struct vctx *c)
 static void view_json(struct ob *o, const struct pmaps_view_opts *opts,
 		      const struct pmaps_doc *docs, size_t nr)
 {
+	const char *schema = "pmaps/2";
 	struct vctx c;
 	size_t i;
 
-	ob_str(o, "{\"schema\":\"pmaps/2\",\"targets\":[");
+	/* pmaps/3: ranges have node and kb, and split where they differ */
+	for (i = 0; i < nr; i++)
+		if (docs[i].map.numa)
+			schema = "pmaps/3";
+	ob_fmt(o, "{\"schema\":\"%s\",\"targets\":[", schema);
 	for (i = 0; i < nr; i++) {
 		if (i)
 			ob_ch(o, ',');

@@ -468,6 +468,51 @@ static enum outcome test_size_withheld_from_other_users(void)
 	return ok ? PASS : FAIL;
 }
 
+/* pmaps --numa --totals: the VMA's per-node totals, as numa_maps' N<n>=. */
+static enum outcome test_pmaps_totals_per_node(void)
+{
+	struct placed pl = { REGION_PAGES * page_size, 0, MPOL_BIND, 2,
+			     MADV_NOHUGEPAGE, false };
+	struct target t = { .pid = -1, .release_fd = -1 };
+	char pid[16], head[40], want[64];
+	char *argv[] = { "/bin/pmaps", "--numa", "--totals", "--color=never",
+			 pid, NULL };
+	struct text out = { 0 };
+	const char *vma, *total;
+	bool ok = false;
+	int status;
+
+	if (!have_node1())
+		return skip("fewer than two NUMA nodes");
+	if (target_start(&t, setup_placed, &pl) || target_stop(&t))
+		goto out;
+	snprintf(pid, sizeof(pid), "%d", (int)t.pid);
+	status = run_capture(argv, &out);
+	if (status) {
+		tap_diag("pmaps exited with %d: %.*s", status, (int)out.len,
+			 out.data);
+		goto out;
+	}
+	out.data[out.len ? out.len - 1 : 0] = '\0';
+	snprintf(head, sizeof(head), "\n%llx-",
+		 (unsigned long long)(uintptr_t)t.base);
+	snprintf(want, sizeof(want), "N0 0  N1 %zu.0K", pl.len >> 10);
+	vma = strstr(out.data, head);
+	total = vma ? strstr(vma, "\n  total") : NULL;
+	ok = total && strstr(total, want) &&
+	     strstr(total, want) < strchr(total + 1, '\n');
+	if (!ok)
+		tap_diag("want \"%s\" in the VMA's totals:\n%s", want,
+			 out.data);
+	else
+		tap_diag("%.*s", (int)(strchr(total + 1, '\n') - total - 1),
+			 total + 1);
+out:
+	text_free(&out);
+	target_end(&t);
+	return ok ? PASS : FAIL;
+}
+
 static const struct test_case tests[] = {
 	TEST(test_default_text_unchanged),
 	TEST(test_node_bind_0),
@@ -477,6 +522,7 @@ static const struct test_case tests[] = {
 	TEST(test_size_mthp),
 	TEST(test_size_hugetlb_node),
 	TEST(test_size_withheld_from_other_users),
+	TEST(test_pmaps_totals_per_node),
 };
 
 int main(int argc, char **argv)
