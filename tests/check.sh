@@ -40,6 +40,10 @@ export PMAPS_CHECK=1
 	run fuzz 900 "$top/tests/fuzz/run.sh"
 	run selftest 1200 "$top/tests/selftest/run.sh"
 	run qemu 1800 "$top/tests/qemu/run.sh"
+	# Nodes need a guest with two: numa_test again, on the newest
+	# bookworm generic kernel booted with QEMU_NUMA=1.
+	run numa 900 env QEMU_NUMA=1 SUITES=/bin/numa_test \
+		"$top/tests/qemu/run.sh" "$("$top/tests/kernels.sh" bookworm | sed -n 2p)"
 	run kernel 2400 "$top/tests/kernel/run.sh"
 	# make bench is not judged here, but it must keep working.
 	check1 bench_smoke 900 "$top/tests/bench/run.sh" --smoke
