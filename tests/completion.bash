@@ -11,7 +11,7 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 file=${1:-$top/userspace/completion/pmaps}
 # shellcheck source=../userspace/completion/pmaps
-. "$file" || { echo "1..1"; echo "not ok 1 source $file"; exit 1; }
+. "$file" || { echo "1..2"; echo "not ok 1 source $file"; exit 1; }
 
 n=0 failed=0
 # complete_line LINE: COMPREPLY for LINE, whose end is the cursor.  Words
@@ -84,6 +84,7 @@ has "pmaps " "$child"
 is "pmaps help " "core diff export heap map perf record top watch wss"
 # Options: pmaps's own, and each command's.
 is "pmaps --su" "--summary"
+is "pmaps --nu" "--numa"
 is "pmaps wss --c" "--clear-refs --count"
 is "pmaps core -" "--help --json --tsv -h"
 lacks "pmaps top --" --color
