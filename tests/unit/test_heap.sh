@@ -478,6 +478,67 @@ else
 	lacks "libjemalloc-dev" other_allocator_refused
 fi
 
+# ---- a heap that changes all the time ----
+#
+# Two threads and main malloc and free without pause, in the main arena
+# and two thread arenas, so that a read of a running process would meet
+# heaps in the middle of a change.  pmaps heap stops the process while it
+# reads: 20 reads in a row must all succeed.
+
+cat > "$tmp/churn_target.c" << 'EOF'
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void *churn(void *arg)
+{
+	void *slot[64] = { 0 };
+	unsigned int seed = (unsigned int)(unsigned long)arg;
+
+	for (;;) {
+		unsigned int i = (unsigned int)rand_r(&seed) % 64;
+
+		free(slot[i]);
+		slot[i] = malloc(16 + (unsigned int)rand_r(&seed) % 4000);
+		if (slot[i])
+			memset(slot[i], 1, 16);
+	}
+	return NULL;
+}
+
+int main(void)
+{
+	pthread_t t[2];
+
+	if (pthread_create(&t[0], NULL, churn, (void *)1UL) ||
+	    pthread_create(&t[1], NULL, churn, (void *)2UL))
+		return 1;
+	printf("churning\n");
+	fclose(stdout);
+	churn((void *)3UL);
+	return 0;
+}
+EOF
+if ${CC:-cc} -O2 -pthread -o "$tmp/churn_target" "$tmp/churn_target.c" \
+	2> "$tmp/err"; then
+	start churn_target
+	failures=0
+	for i in $(seq 20); do
+		"$PMAPS" heap --summary "$pid" > "$tmp/out" 2> "$tmp/err" || {
+			failures=$((failures + 1))
+			[ "$failures" = 1 ] && diag "$tmp/err"
+		}
+	done
+	echo "# $failures of 20 reads of the churning process failed"
+	[ "$failures" = 0 ] && alive "$pid"
+	result churning_heap_read_whole
+	kill -KILL "$pid"
+else
+	diag "$tmp/err"
+	not_ok churning_heap_read_whole
+fi
+
 # ---- usage ----
 
 run "$PMAPS" heap

@@ -6,18 +6,29 @@
  * ptrace allowed), the glibc version from the banner in its libc, and
  * the layout from that libc's debug symbols when there are any.
  *
- * The process runs on while it is read: a heap that changes under the
- * reader can look inconsistent, and is then reported like a corrupted one.
+ * Every thread of the process is stopped while it is read (PTRACE_SEIZE
+ * and PTRACE_INTERRUPT, as a debugger attaches; the same permission as
+ * process_vm_readv): a heap read while another thread changes it looks
+ * corrupted.  Where that is refused (another tracer), it is read running,
+ * and a note says so.  A thread stopped inside malloc can leave an
+ * arena's lists half changed: a heap that does not walk is read again,
+ * after the process has run a moment, before it is called corrupted.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE		/* process_vm_readv */
 #endif
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ptrace.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "heap.h"
@@ -38,6 +49,116 @@ static const char *const other_allocators[][2] = {
 struct proc_mem {
 	int pid;
 };
+
+/* The threads stopped for the read, and a signal each must get back. */
+struct frozen {
+	struct frozen_task {
+		pid_t tid;
+		int signal;	/* caught while stopping it, or 0 */
+	} *tasks;
+	size_t nr, cap;
+};
+
+static bool frozen_has(const struct frozen *f, pid_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < f->nr; i++)
+		if (f->tasks[i].tid == tid)
+			return true;
+	return false;
+}
+
+/* Let every stopped thread go, with the signal its stop held back. */
+static void thaw(struct frozen *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->nr; i++)
+		ptrace(PTRACE_DETACH, f->tasks[i].tid, NULL,
+		       (void *)(long)f->tasks[i].signal);
+	free(f->tasks);
+	memset(f, 0, sizeof(*f));
+}
+
+/*
+ * Stop one thread: seized, interrupted, and waited for.  0 when it is
+ * stopped or has exited meanwhile; -1 with errno when it may not be.
+ */
+static int freeze_task(struct frozen *f, pid_t tid)
+{
+	struct frozen_task *t;
+	int status;
+
+	if (ptrace(PTRACE_SEIZE, tid, NULL, NULL))
+		return errno == ESRCH ? 0 : -1;
+	if (f->nr == f->cap) {
+		size_t cap = f->cap ? 2 * f->cap : 16;
+
+		t = realloc(f->tasks, cap * sizeof(*t));
+		if (!t) {
+			ptrace(PTRACE_DETACH, tid, NULL, NULL);
+			return -1;
+		}
+		f->tasks = t;
+		f->cap = cap;
+	}
+	t = &f->tasks[f->nr++];
+	t->tid = tid;
+	t->signal = 0;
+	if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) && errno != ESRCH)
+		return -1;
+	while (waitpid(tid, &status, __WALL) < 0) {
+		if (errno != EINTR) {
+			f->nr--;	/* gone: nothing to detach */
+			return 0;
+		}
+	}
+	if (!WIFSTOPPED(status)) {
+		f->nr--;
+		return 0;
+	}
+	/* a signal that arrived first stopped it: it is delivered on detach */
+	if ((status >> 16) == 0)
+		t->signal = WSTOPSIG(status);
+	return 0;
+}
+
+/*
+ * Stop every thread of pid.  A thread started before its creator stopped
+ * is in the next listing, so list again until a listing adds none.
+ */
+static int freeze(int pid, struct frozen *f)
+{
+	char path[64];
+	bool added;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	do {
+		DIR *dir = opendir(path);
+		struct dirent *de;
+
+		if (!dir)
+			return -1;
+		added = false;
+		while ((de = readdir(dir))) {
+			pid_t tid = (pid_t)strtol(de->d_name, NULL, 10);
+
+			if (tid <= 0 || frozen_has(f, tid))
+				continue;
+			if (freeze_task(f, tid)) {
+				int e = errno;
+
+				closedir(dir);
+				errno = e;
+				return -1;
+			}
+			added = true;
+		}
+		closedir(dir);
+	} while (added);
+	return 0;
+}
 
 static int proc_read(void *ctx, uint64_t addr, void *buf, size_t len)
 {
@@ -225,10 +346,17 @@ static int read_mp(struct pmaps_heap_mem *mem, uint64_t mp,
 	return 0;
 }
 
-int pmaps_heap_read_pid(int pid, const char *debug_dir,
+/*
+ * One read of the heaps of pid, its threads stopped.  Returns 0, 1 on an
+ * error, or 2 when the heaps did not walk: a thread may have been stopped
+ * inside malloc, with an arena's lists half changed.
+ */
+static int read_stopped(int pid, const char *debug_dir,
 			struct pmaps_heap_report *out, char *err,
 			size_t errlen)
 {
+	int walk_failed = 0;
+	struct frozen frozen = { 0 };
 	struct proc_mem pm = { pid };
 	struct pmaps_heap_mem mem = { .read = proc_read, .ctx = &pm };
 	const struct pmaps_heap_mapping *libc;
@@ -240,8 +368,22 @@ int pmaps_heap_read_pid(int pid, const char *debug_dir,
 	uint64_t probe;
 
 	memset(out, 0, sizeof(*out));
-	if (read_maps(pid, &mem, err, errlen))
+	if (freeze(pid, &frozen)) {
+		int e = errno;
+
+		thaw(&frozen);
+		if (e == ESRCH || e == ENOENT) {
+			snprintf(err, errlen, "no process %d", pid);
+			return 1;
+		}
+		/* EPERM: traced already, or no ptrace access (said below) */
+		pmaps_heap_note(out, "read while it ran (PTRACE_SEIZE: %s): a heap that changed meanwhile can look corrupted",
+				strerror(e));
+	}
+	if (read_maps(pid, &mem, err, errlen)) {
+		thaw(&frozen);
 		return 1;
+	}
 	/* a first read says whether we may read at all */
 	if (proc_read(&pm, mem.maps[0].start, &probe, sizeof(probe)) &&
 	    (errno == EPERM || errno == ESRCH)) {
@@ -294,15 +436,42 @@ int pmaps_heap_read_pid(int pid, const char *debug_dir,
 				 pid, other, other_path, walk_err);
 		else
 			snprintf(err, errlen, "process %d: %s", pid, walk_err);
+		walk_failed = 1;
 		goto fail;
 	}
 	if (other)
 		pmaps_heap_note(out, "the process also maps %s (%s): what it allocates is not shown",
 				other, other_path);
+	thaw(&frozen);
 	free_maps(&mem);
 	return 0;
 fail:
+	thaw(&frozen);
 	pmaps_heap_report_free(out);
 	free_maps(&mem);
+	return 1 + walk_failed;
+}
+
+/* Reads of a heap that would not walk, before it is called corrupted. */
+#define READ_ATTEMPTS	10
+
+int pmaps_heap_read_pid(int pid, const char *debug_dir,
+			struct pmaps_heap_report *out, char *err,
+			size_t errlen)
+{
+	/* 2 ms running between reads, for threads to leave malloc */
+	const struct timespec pause = { 0, 2000000 };
+	int attempt, ret;
+
+	for (attempt = 1;; attempt++) {
+		ret = read_stopped(pid, debug_dir, out, err, errlen);
+		if (ret != 2)
+			return ret;
+		if (attempt == READ_ATTEMPTS)
+			break;
+		nanosleep(&pause, NULL);
+	}
+	snprintf(err + strlen(err), errlen - strlen(err),
+		 " (the same in %d reads)", READ_ATTEMPTS);
 	return 1;
 }
