@@ -96,6 +96,31 @@ static const struct state_style {
 	[ST_SWAPPED] =	 { "swapped",	  'S', 201, { 0xff, 0x00, 0xff } },
 };
 
+/*
+ * Classes a cell may show: the states, or with --by the nodes or size
+ * classes.  Class 0 is "not present" in every mode, so that the walk's
+ * absent pages need no mode; the last class is "not known", so that a
+ * tie, which goes to the later class, never hides a known one.
+ */
+#define CL_MAX			16
+_Static_assert(ST_NR <= CL_MAX, "the states are classes too");
+/* --by node: nodes 0..BY_NODES-1 each their own, the rest share one */
+#define BY_NODES		10
+enum { CN_NONE, CN_NODE0, CN_HIGH = CN_NODE0 + BY_NODES, CN_UNKNOWN, CN_NR };
+enum { CZ_NONE, CZ_BASE, CZ_MTHP, CZ_PMD, CZ_PUD, CZ_OTHER, CZ_UNKNOWN,
+       CZ_NR };
+_Static_assert(CN_NR <= CL_MAX && CZ_NR <= CL_MAX, "CL_MAX too small");
+
+/* A distinct colour for each node: hues far apart, then darker ones. */
+static const struct { unsigned char xterm, rgb[3]; } node_colors[BY_NODES + 1] = {
+	{  33, { 0x00, 0x87, 0xff } }, { 208, { 0xff, 0x87, 0x00 } },
+	{  46, { 0x00, 0xff, 0x00 } }, { 201, { 0xff, 0x00, 0xff } },
+	{ 226, { 0xff, 0xff, 0x00 } }, {  51, { 0x00, 0xff, 0xff } },
+	{ 196, { 0xff, 0x00, 0x00 } }, {  93, { 0x87, 0x00, 0xff } },
+	{ 130, { 0xaf, 0x5f, 0x00 } }, { 219, { 0xff, 0xaf, 0xff } },
+	{ 231, { 0xff, 0xff, 0xff } },
+};
+
 /* Shading of zoomed cells, by quarters resident or swapped (1..4). */
 static const char *const shades[5] = {
 	" ", "\xe2\x96\x91", "\xe2\x96\x92", "\xe2\x96\x93", "\xe2\x96\x88",
@@ -124,12 +149,20 @@ struct mapctx {
 	 * detail_open()'s one */
 	char notes[7][320];
 	size_t nr_notes;
+	/* the classes drawn: styles[] by state, by_styles[] with --by */
+	const struct state_style *sty;
+	int nr_cl;
+	struct state_style by_styles[CL_MAX];
+	char by_names[CL_MAX][64];
+	/* --by: the classes the legend lists, in class order */
+	unsigned char legend[CL_MAX];
+	int nr_legend;
 };
 
 /* One character of a row. */
 struct cell {
 	unsigned char first, second;	/* scale 1: each page's state,
-					 * second ST_NR when there is none */
+					 * second CL_MAX when there is none */
 	unsigned char state;		/* the most of the pages, ST_NONE
 					 * when none is resident or swapped */
 	unsigned char shade;		/* zoomed: quarters resident, 0..4 */
@@ -180,6 +213,29 @@ static enum state range_state(const struct pmaps_range *r)
 	if (r->unknown & ((1u << PMAPS_DIRTY) | (1u << PMAPS_WRITEBACK)))
 		return ST_UNKNOWN;
 	return ST_CLEAN;
+}
+
+/* With --by: the class of the pages of r (kb in KiB, psize in bytes). */
+static int range_class(const struct mapctx *m, const struct pmaps_range *r)
+{
+	unsigned long long base = m->psize / 1024;
+	/* a page table page maps psize / 8 entries */
+	unsigned long long pmd = base * (m->psize / 8), pud = pmd * (m->psize / 8);
+
+	if (m->opts->by == PMAPS_MAP_BY_NODE) {
+		if (r->node < 0)
+			return CN_UNKNOWN;
+		return r->node < BY_NODES ? CN_NODE0 + (int)r->node : CN_HIGH;
+	}
+	if (r->kb == PMAPS_KB_UNKNOWN)
+		return CZ_UNKNOWN;
+	if (r->kb == base)
+		return CZ_BASE;
+	if (r->kb == pmd)
+		return CZ_PMD;
+	if (r->kb == pud)
+		return CZ_PUD;
+	return r->kb > base && r->kb < pmd ? CZ_MTHP : CZ_OTHER;
 }
 
 /* /proc/swaps lists a device or file: pages may be swapped. */
@@ -346,7 +402,9 @@ static void walk(struct walker *w, unsigned long long n,
 		}
 		if (r && rs <= w->page) {
 			to = re < end ? re : end;
-			count_resident(w, w->page, to, range_state(r), counts);
+			count_resident(w, w->page, to,
+				       w->m->opts->by ? (enum state)range_class(w->m, r) :
+				       range_state(r), counts);
 		} else {
 			to = rs < end ? rs : end;
 			count_absent(w, w->page, to, counts);
@@ -379,7 +437,7 @@ static enum state majority(const unsigned long long *counts)
 	enum state best = ST_NONE;
 	int s;
 
-	for (s = ST_NONE + 1; s < ST_NR; s++)
+	for (s = ST_NONE + 1; s < CL_MAX; s++)
 		if (counts[s] && (best == ST_NONE || counts[s] >= counts[best]))
 			best = (enum state)s;
 	return best;
@@ -388,7 +446,7 @@ static enum state majority(const unsigned long long *counts)
 static void next_cell(struct walker *w, unsigned long long scale,
 		      struct cell *c)
 {
-	unsigned long long counts[ST_NR] = { 0 }, from = w->page, n, busy;
+	unsigned long long counts[CL_MAX] = { 0 }, from = w->page, n, busy;
 	unsigned long long per_char = scale == 1 ? 2 : scale;
 	int s;
 
@@ -398,9 +456,9 @@ static void next_cell(struct walker *w, unsigned long long scale,
 		for (s = 0; !counts[s]; s++)
 			;
 		c->first = (unsigned char)s;
-		c->second = ST_NR;
+		c->second = CL_MAX;
 		if (n == 2) {
-			unsigned long long one[ST_NR] = { 0 };
+			unsigned long long one[CL_MAX] = { 0 };
 
 			walk(w, 1, one);
 			for (s = 0; !one[s]; s++)
@@ -417,7 +475,7 @@ static void next_cell(struct walker *w, unsigned long long scale,
 	if (c->state == ST_NONE) {
 		c->letter = '.';
 	} else {
-		c->letter = styles[c->state].letter;
+		c->letter = w->m->sty[c->state].letter;
 		if (2 * counts[c->state] <= n && c->letter >= 'A' &&
 		    c->letter <= 'Z')
 			c->letter = (char)(c->letter - 'A' + 'a');
@@ -557,6 +615,74 @@ static void note_unknown(struct mapctx *m)
 			 "shared: mapcount not known ('?') for some pages, drawn as not shared");
 }
 
+static void by_class(struct mapctx *m, int c, const char *name, char letter,
+		     unsigned char xterm, const unsigned char rgb[3])
+{
+	struct state_style *st = &m->by_styles[c];
+
+	snprintf(m->by_names[c], sizeof(m->by_names[c]), "%s", name);
+	st->name = m->by_names[c];
+	st->letter = letter;
+	st->xterm = xterm;
+	memcpy(st->rgb, rgb, 3);
+}
+
+/* --by: the classes, and those of the document's ranges for the legend. */
+static void by_init(struct mapctx *m)
+{
+	const struct pmaps_map *map = &m->doc->map;
+	const struct state_style *grey = &styles[ST_UNKNOWN];
+	unsigned long long base = m->psize / 1024;
+	bool used[CL_MAX] = { true };
+	char name[64];
+	size_t i, j;
+	int c;
+
+	by_class(m, 0, styles[ST_NONE].name, styles[ST_NONE].letter,
+		 styles[ST_NONE].xterm, styles[ST_NONE].rgb);
+	if (m->opts->by == PMAPS_MAP_BY_NODE) {
+		m->nr_cl = CN_NR;
+		for (c = 0; c < BY_NODES; c++) {
+			snprintf(name, sizeof(name), "node %d", c);
+			by_class(m, CN_NODE0 + c, name, (char)('0' + c),
+				 node_colors[c].xterm, node_colors[c].rgb);
+		}
+		snprintf(name, sizeof(name), "node %d and above", BY_NODES);
+		by_class(m, CN_HIGH, name, '+', node_colors[BY_NODES].xterm,
+			 node_colors[BY_NODES].rgb);
+		by_class(m, CN_UNKNOWN, "node not known ('?')", '?',
+			 grey->xterm, grey->rgb);
+	} else {
+		m->nr_cl = CZ_NR;
+		snprintf(name, sizeof(name), "%llu KiB", base);
+		by_class(m, CZ_BASE, name, 'S', styles[ST_CLEAN].xterm,
+			 styles[ST_CLEAN].rgb);
+		snprintf(name, sizeof(name), "mTHP (%llu KiB to %llu KiB)",
+			 2 * base, base * (m->psize / 8) / 2);
+		by_class(m, CZ_MTHP, name, 'M', styles[ST_SHARED].xterm,
+			 styles[ST_SHARED].rgb);
+		snprintf(name, sizeof(name), "%llu MiB (PMD)",
+			 base * (m->psize / 8) / 1024);
+		by_class(m, CZ_PMD, name, 'H', styles[ST_THP].xterm,
+			 styles[ST_THP].rgb);
+		snprintf(name, sizeof(name), "%llu GiB (PUD)",
+			 base * (m->psize / 8) * (m->psize / 8) / 1024 / 1024);
+		by_class(m, CZ_PUD, name, 'G', styles[ST_SWAPPED].xterm,
+			 styles[ST_SWAPPED].rgb);
+		by_class(m, CZ_OTHER, "other size", 'O',
+			 styles[ST_WRITEBACK].xterm, styles[ST_WRITEBACK].rgb);
+		by_class(m, CZ_UNKNOWN, "size not known ('?')", '?',
+			 grey->xterm, grey->rgb);
+	}
+	m->sty = m->by_styles;
+	for (i = 0; i < map->nr_vmas; i++)
+		for (j = 0; j < map->vmas[i].nr_ranges; j++)
+			used[range_class(m, &map->vmas[i].ranges[j])] = true;
+	for (c = 0; c < m->nr_cl; c++)
+		if (used[c])
+			m->legend[m->nr_legend++] = (unsigned char)c;
+}
+
 static void ctx_init(struct mapctx *m, const struct pmaps_map_opts *opts,
 		     const struct pmaps_doc *doc)
 {
@@ -586,6 +712,14 @@ static void ctx_init(struct mapctx *m, const struct pmaps_map_opts *opts,
 
 		if (vma_scale(m, &v) > 1)
 			m->any_zoom = true;
+	}
+	m->sty = styles;
+	m->nr_cl = ST_NR;
+	if (opts->by) {
+		/* no state is drawn: swap, THP and unknown flags do not matter */
+		by_init(m);
+		note_filter(m);
+		return;
 	}
 	note_unknown(m);
 	note_filter(m);
@@ -690,7 +824,8 @@ static void paint(struct painter *p, int fg, int bg, bool bold)
 }
 
 static void text_cell(struct painter *p, const struct cell *c,
-		      unsigned long long scale, bool color)
+		      unsigned long long scale, bool color,
+		      const struct state_style *sty)
 {
 	if (!color) {
 		putc(c->mark ? change_symbols[c->mark] : c->letter, p->out);
@@ -698,19 +833,58 @@ static void text_cell(struct painter *p, const struct cell *c,
 	}
 	if (c->mark) {
 		/* bright white over the colour of the cell */
-		paint(p, 231, styles[c->state].xterm, true);
+		paint(p, 231, sty[c->state].xterm, true);
 		putc(change_symbols[c->mark], p->out);
 	} else if (scale == 1) {
-		paint(p, styles[c->first].xterm,
-		      c->second < ST_NR ? styles[c->second].xterm : -1,
+		paint(p, sty[c->first].xterm,
+		      c->second < CL_MAX ? sty[c->second].xterm : -1,
 		      false);
 		fputs(UPPER_HALF, p->out);
 	} else {
 		/* a blank shows no foreground: keep the one in force */
-		paint(p, c->shade || p->fg < 0 ? styles[c->state].xterm : p->fg,
-		      styles[ST_NONE].xterm, false);
+		paint(p, c->shade || p->fg < 0 ? sty[c->state].xterm : p->fg,
+		      sty[ST_NONE].xterm, false);
 		fputs(shades[c->shade], p->out);
 	}
+}
+
+/* --by: the classes of the document, then how a character reads. */
+static void text_legend_by(struct mapctx *m, FILE *out)
+{
+	bool color = m->opts->color;
+	int i;
+
+	for (i = 0; i < m->nr_legend; i++) {
+		const struct state_style *s = &m->sty[m->legend[i]];
+
+		fputs(i == 0 ? "legend: " : i % 4 == 0 ? "\n        " : "  ",
+		      out);
+		if (color)
+			fprintf(out, "\033[38;5;%dm" UPPER_HALF UPPER_HALF
+				"\033[0m %s", s->xterm, s->name);
+		else
+			fprintf(out, "%c %s", s->letter, s->name);
+	}
+	putc('\n', out);
+	if (color)
+		fputs("  " UPPER_HALF " is 2 pages: the upper half the first, the lower half the second\n",
+		      out);
+	else if (m->opts->by == PMAPS_MAP_BY_NODE)
+		fputs("  no colour: a character is 2 pages, the number of the node most of them\n"
+		      "  are on (the later one in the legend on a tie)\n", out);
+	else
+		fputs("  no colour: a character is 2 pages, the letter of the size most of them\n"
+		      "  have (the later one in the legend on a tie), uppercase when more than\n"
+		      "  half of its pages have it\n", out);
+	if (m->any_zoom && color)
+		fprintf(out, "  zoomed, a character is N pages: the class most of those resident have,\n"
+			"  %s %s %s %s when up to 1/4, 1/2, 3/4, all of them are\n",
+			shades[1], shades[2], shades[3], shades[4]);
+	else if (m->any_zoom)
+		fputs("  zoomed, a character is N pages, drawn the same way\n",
+		      out);
+	for (i = 0; i < (int)m->nr_notes; i++)
+		fprintf(out, "note: %s\n", m->notes[i]);
 }
 
 static void text_legend(struct mapctx *m, FILE *out)
@@ -723,6 +897,10 @@ static void text_legend(struct mapctx *m, FILE *out)
 	bool color = m->opts->color;
 	size_t i, n = m->any_unknown ? ST_NR : ST_NR - 1;
 
+	if (m->opts->by) {
+		text_legend_by(m, out);
+		return;
+	}
 	for (i = 0; i < n; i++) {
 		int s = order[i];
 
@@ -779,7 +957,7 @@ static void text_vma(struct mapctx *m, FILE *out,
 			v->start + row * per_row * m->psize);
 		for (i = 0; i < m->row_chars && w.page < w.npages; i++) {
 			next_cell(&w, scale, &c);
-			text_cell(&p, &c, scale, m->opts->color);
+			text_cell(&p, &c, scale, m->opts->color, m->sty);
 		}
 		if (m->opts->color)
 			paint(&p, -1, -1, false);
@@ -830,14 +1008,14 @@ static unsigned char pal_index(int s, int q)
 	return (unsigned char)(PMAPS_PNG_COLORS + s * 4 + (q - 1));
 }
 
-#define NR_COLORS	(ST_NR * 4)
+#define NR_COLORS	(CL_MAX * 4)
 
 static void png_cell(struct pmaps_png *png, unsigned int x, const struct cell *c,
 		     unsigned long long scale)
 {
 	if (scale == 1) {
 		pmaps_png_fill(png, x, 1, CELL_PX, PAGE_PX, pal_index(c->first, 4));
-		if (c->second < ST_NR)
+		if (c->second < CL_MAX)
 			pmaps_png_fill(png, x, 1 + PAGE_PX, CELL_PX, PAGE_PX,
 				 pal_index(c->second, 4));
 	} else {
@@ -850,8 +1028,10 @@ static void png_cell(struct pmaps_png *png, unsigned int x, const struct cell *c
 /* Lines of text before the VMAs: title, a line per state, notes. */
 static size_t png_head_lines(const struct mapctx *m)
 {
-	return 1 + ST_NR - (m->any_unknown ? 0 : 1) + (m->any_zoom ? 1 : 0) +
-	       m->nr_notes;
+	size_t classes = m->opts->by ? (size_t)m->nr_legend :
+			 ST_NR - (m->any_unknown ? 0 : 1);
+
+	return 1 + classes + (m->any_zoom ? 1 : 0) + m->nr_notes;
 }
 
 static void png_head(struct mapctx *m, struct pmaps_png *png)
@@ -862,12 +1042,14 @@ static void png_head(struct mapctx *m, struct pmaps_png *png)
 
 	doc_title(m->doc, line, sizeof(line));
 	pmaps_png_text_line(png, line);
-	for (s = 0; s < ST_NR; s++) {
-		if (s == ST_UNKNOWN && !m->any_unknown)
+	for (s = 0; s < (m->opts->by ? m->nr_legend : ST_NR); s++) {
+		int c = m->opts->by ? m->legend[s] : s;
+
+		if (!m->opts->by && s == ST_UNKNOWN && !m->any_unknown)
 			continue;
 		pmaps_png_fill(png, GLYPH_PX, 1, SWATCH_PX, SWATCH_PX,
-			 pal_index(s, 4));
-		pmaps_png_text(png, 3 * GLYPH_PX, styles[s].name);
+			 pal_index(c, 4));
+		pmaps_png_text(png, 3 * GLYPH_PX, m->sty[c].name);
 		pmaps_png_band(png);
 	}
 	if (m->any_zoom)
@@ -950,16 +1132,17 @@ static int map_png(FILE *f, const struct pmaps_map_opts *opts,
 		goto out;
 	}
 	/* a quarter step from "not present" towards the state's colour */
-	for (s = 0; s < ST_NR; s++)
+	for (s = 0; s < m.nr_cl; s++)
 		for (q = 1; q <= 4; q++)
 			for (k = 0; k < 3; k++)
 				rgb[pal_index(s, q) - PMAPS_PNG_COLORS][k] =
 					(unsigned char)
-					(styles[ST_NONE].rgb[k] +
-					 (styles[s].rgb[k] -
-					  styles[ST_NONE].rgb[k]) * q / 4);
+					(m.sty[ST_NONE].rgb[k] +
+					 (m.sty[s].rgb[k] -
+					  m.sty[ST_NONE].rgb[k]) * q / 4);
+	/* the states' palette, as before --by, unless --by needs more */
 	png = pmaps_png_open(f, width, (unsigned int)lines * LINE_PX, rgb[0],
-			     NR_COLORS, err, errlen);
+			     (size_t)m.nr_cl * 4, err, errlen);
 	if (!png)
 		goto out;
 	png_head(&m, png);
@@ -994,6 +1177,12 @@ static const char map_usage[] =
 "                        smallest power of two that fits it in 16\n"
 "      --png FILE        write the picture to FILE as a PNG image instead\n"
 "                        (one target; - for stdout, but not a terminal)\n"
+"      --by node|size    colour each page by its NUMA node, or by the size\n"
+"                        of its folio (4 KiB, mTHP, 2 MiB PMD, 1 GiB PUD),\n"
+"                        '?' in grey where the source cannot tell, instead\n"
+"                        of by state; needs the NODE and KB columns: --numa,\n"
+"                        or a file saved by pmaps --numa\n"
+"      --numa            read the NUMA files of a process (see pmaps --help)\n"
 "      --color[=WHEN]    auto (default: if stdout is a terminal and NO_COLOR\n"
 "                        is unset or empty), always or never; without colour\n"
 "                        a character is a letter, as the legend says\n"
@@ -1019,6 +1208,8 @@ enum {
 	OPT_SOURCE = 256,
 	OPT_COLOR,
 	OPT_PNG,
+	OPT_BY,
+	OPT_NUMA,
 };
 
 static const struct option map_options[] = {
@@ -1028,6 +1219,8 @@ static const struct option map_options[] = {
 	{ "width",	required_argument, NULL, 'w' },
 	{ "scale",	required_argument, NULL, 's' },
 	{ "png",	required_argument, NULL, OPT_PNG },
+	{ "by",		required_argument, NULL, OPT_BY },
+	{ "numa",	no_argument,	   NULL, OPT_NUMA },
 	{ "color",	optional_argument, NULL, OPT_COLOR },
 	PMAPS_FILTER_OPTIONS,
 	{ "help",	no_argument,	   NULL, 'h' },
@@ -1107,6 +1300,12 @@ static void map_one(struct map_run *run, const char *file, int pid)
 	if (st) {
 		pmaps_cmd_report("map", err);
 		map_note(run, st);
+	} else if (run->opts.by && !doc.map.numa) {
+		/* drawing every page as '?' would hide the mistake */
+		map_note(run, map_usage_error("%s: --by %s: expected the NODE and KB columns, which it lacks; read the process with --numa, or save it with pmaps --numa",
+					      doc.label,
+					      run->opts.by == PMAPS_MAP_BY_NODE ?
+					      "node" : "size"));
 	} else if (run->png_path && run->nr_drawn) {
 		fprintf(stderr, "pmaps map: --png draws one target, %s is another\n",
 			doc.label);
@@ -1186,6 +1385,18 @@ static int map_option(struct map_run *run, int opt, enum pmaps_color_when *when)
 		return PMAPS_OK;
 	case OPT_PNG:
 		run->png_path = optarg;
+		return PMAPS_OK;
+	case OPT_BY:
+		if (!strcmp(optarg, "node"))
+			run->opts.by = PMAPS_MAP_BY_NODE;
+		else if (!strcmp(optarg, "size"))
+			run->opts.by = PMAPS_MAP_BY_SIZE;
+		else
+			return map_usage_error("--by: expected node or size, got '%s'",
+					       optarg);
+		return PMAPS_OK;
+	case OPT_NUMA:
+		pmaps_source_numa = true;
 		return PMAPS_OK;
 	case OPT_COLOR:
 		if (pmaps_color_parse(optarg, when))

@@ -34,8 +34,16 @@ struct pmaps_change {
 /* Pages per cell at most: a row of them stays far from 2^64 pages. */
 #define PMAPS_MAP_MAX_SCALE	(1ULL << 40)
 
+/* What a cell's colour says (--by). */
+enum pmaps_map_by {
+	PMAPS_MAP_BY_STATE,	/* the page state: the default */
+	PMAPS_MAP_BY_NODE,	/* the range's NUMA node (NODE column) */
+	PMAPS_MAP_BY_SIZE,	/* the range's folio size class (KB column) */
+};
+
 struct pmaps_map_opts {
 	bool color;
+	enum pmaps_map_by by;
 	unsigned int width;		/* columns to fill */
 	unsigned long long scale;	/* pages per cell; 0: per VMA, automatic */
 	/* watch: changes in address order, each drawn over its cells */
