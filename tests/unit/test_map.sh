@@ -490,6 +490,71 @@ run "$PMAPS" map --color=never --width 80 -f "$tmp/esc.txt"
 [ "$rc" = 0 ] && grep -q '/bin/\\x1b]0;x\\x07  1 page$' "$tmp/out" && ! grep -q "$esc" "$tmp/out"
 result names_escaped
 
+# ---- --by node and --by size ----
+#
+# numa-two-nodes.txt, checked by hand: a 16-page VMA with pages 0-3 on
+# node 0 in 4 KiB folios, 4-7 on node 1 in 16 KiB (mTHP), 8-9 absent,
+# 10 '?' for both, 11 node 0 in 8 KiB, 12 and 14-15 node 1 in 4 KiB, 13
+# absent; then a 2 MiB VMA all on node 1 in one PMD folio, 4 rows of 128
+# pages.  By node, two pages a character: "00", "11", "..", then page 10
+# '?' against 11 on node 0, a tie going to the later in the legend: '?';
+# "1." and "11" are both "1", digits having no case.  By size: "SS",
+# "MM", "..", the same tie "?", then "s" (one 4 KiB page of two), "S".
+for b in node size; do
+	run "$PMAPS" map --color=never --width 80 --by "$b" -f numa-two-nodes.txt
+	expect "by_${b}_golden" 0 "$golden/numa-two-nodes.by-$b" ""
+done
+
+# In colour: each node its colour, '?' grey (247), not present 236; the
+# row (line 5, after the bold title) as upper page over lower page, one
+# escape per change.
+run "$PMAPS" map --color=always --width 80 --by node -f numa-two-nodes.txt
+c() { printf '%s[38;5;%sm' "$esc" "$1"; }
+b() { printf '%s[48;5;%sm' "$esc" "$1"; }
+h=$(printf '\342\226\200')
+want_legend="legend: $(c 236)$h$h$esc[0m not present  $(c 33)$h$h$esc[0m node 0  $(c 208)$h$h$esc[0m node 1  $(c 247)$h$h$esc[0m node not known ('?')"
+want_row="  7f0000000000 $(c 33)$(b 33)$h$h$(c 208)$(b 208)$h$h$(c 236)$(b 236)$h$(c 247)$(b 33)$h$(c 208)$(b 236)$h$(b 208)$h$esc[0m"
+[ "$rc" = 0 ] && [ "$(sed -n 2p "$tmp/out")" = "$want_legend" ] &&
+	[ "$(sed -n 5p "$tmp/out")" = "$want_row" ]
+result by_node_color
+
+# The default picture of a NUMA document is still by state.
+run "$PMAPS" map --color=never --width 80 -f numa-two-nodes.txt
+[ "$rc" = 0 ] && sed -n 2p "$tmp/out" | grep -q '^legend: \. not present  C clean'
+result by_default_is_state
+
+# Without the NUMA columns there is nothing to colour by: said, naming
+# --numa, not drawn as all '?'.
+for b in node size; do
+	run "$PMAPS" map --color=never --by "$b" -f good-basic.txt
+	expect_text "by_${b}_without_numa" 2 "" \
+"pmaps map: good-basic.txt: --by $b: expected the NODE and KB columns, which it lacks; read the process with --numa, or save it with pmaps --numa
+$usage_hint"
+done
+run "$PMAPS" map --by nodes -f numa-two-nodes.txt
+expect_text by_bad_value 2 "" "pmaps map: --by: expected node or size, got 'nodes'
+$usage_hint"
+
+# The PNG by node: 5 pages on node 0, 519 on node 1, 1 '?' and 3 not
+# present, 25 pixels each, and a 10x10 swatch each; 416 pixels wide as
+# good-basic's, 12 lines of 12: title, 4 legend lines, 2 VMA titles and
+# 5 rows.
+if command -v python3 > /dev/null; then
+	run "$PMAPS" map --width 80 --by node --png "$tmp/node.png" \
+		-f numa-two-nodes.txt
+	printf '%s\n' 416x144 "0087ff $((100 + 5 * 25))" \
+		"ff8700 $((100 + 519 * 25))" "9e9e9e $((100 + 25))" \
+		"303030 $((100 + 3 * 25))" > "$tmp/want"
+	[ "$rc" = 0 ] && [ ! -s "$tmp/err" ] &&
+		python3 "$tmp/png.py" "$here" "$tmp/node.png" 0087ff ff8700 \
+		9e9e9e 303030 > "$tmp/pixels" 2> "$tmp/err" &&
+		cmp -s "$tmp/pixels" "$tmp/want"
+	result by_node_png_pixels
+	[ -s "$tmp/pixels" ] && diff "$tmp/want" "$tmp/pixels" | diag
+else
+	lacks python3 by_node_png_pixels
+fi
+
 # ---- a live process, through pagemap (root) ----
 
 # 16 anonymous pages, 0-3 and 8 written, no THP; and 4 MiB, 2 MiB
