@@ -185,6 +185,12 @@ static void try_pagemap(int pid, struct pmaps_doc *doc, struct attempt *a)
 		say(a->why, sizeof(a->why), "%s", msg);
 		return;
 	}
+	/* what the NUMA files would say, for --numa alike on every source */
+	if (pmaps_source_numa &&
+	    pmaps_pagemap_numa(pid, &doc->map, msg, sizeof(msg))) {
+		say(a->why, sizeof(a->why), "%s", msg);
+		return;
+	}
 	snprintf(doc->how, sizeof(doc->how), "%s",
 		 pmaps_pagemap_method_name(&how));
 	/* The same text as the other sources, so --raw works alike. */

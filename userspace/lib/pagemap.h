@@ -57,6 +57,19 @@
 int pmaps_from_pagemap(int pid, struct pmaps_map *out, char *err,
 		       size_t errlen);
 
+/*
+ * Fill the NODE and KB of every range of map, a model of process pid
+ * that pmaps_from_pagemap() built, and set map->numa: the node of each
+ * page from move_pages(2) in query mode (nodes NULL), which needs only
+ * ptrace read access; the folio size from kpageflags (root), as the run
+ * of compound tail pages after the head for THP and hugetlb folios.
+ * Ranges split where either changes.  What cannot be told is unknown
+ * ('?').  Return 0, or -1 with a message in err (map then unchanged
+ * but for the VMAs done).
+ */
+int pmaps_pagemap_numa(int pid, struct pmaps_map *map, char *err,
+		       size_t errlen);
+
 /* How pmaps_from_pagemap_how() built a model. */
 struct pmaps_pagemap_method {
 	int scan;		/* PAGEMAP_SCAN found the pages */

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * NODE and KB for the pagemap source (pmaps --numa --source=pagemap):
+ * the node of each resident page from move_pages(2) in query mode, the
+ * folio size from kpageflags.  See pmaps_pagemap_numa() in pagemap.h.
+ */
+#define _DEFAULT_SOURCE		/* syscall() */
+#define _FILE_OFFSET_BITS 64
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "pagemap.h"
+
+/* include/uapi/linux/kernel-page-flags.h */
+#define KPF_COMPOUND_HEAD	15
+#define KPF_COMPOUND_TAIL	16
+#define KPF_HUGE		17
+#define KPF_THP			22
+/* Pages asked of move_pages() at a time, and pagemap entries read. */
+#define BATCH			1024
+/* The largest folio looked for: 1 GiB of 4 KiB pages. */
+#define MAX_FOLIO_PAGES		(1ULL << 18)
+
+struct numa_ctx {
+	struct pmaps_pagemap pm;
+	unsigned long long psize;
+	/* the folio last measured: [head, head + pages) */
+	uint64_t head, pages;
+	int have_folio;
+};
+
+static uint64_t kpf_of(const struct numa_ctx *c, uint64_t pfn, int *ok)
+{
+	uint64_t kpf = 0;
+
+	*ok = pread(c->pm.kpf_fd, &kpf, 8, (off_t)(pfn * 8)) == 8;
+	return kpf;
+}
+
+/*
+ * Folio size of the page at pfn in KiB, PMAPS_KB_UNKNOWN when kpageflags
+ * cannot say (not root, PFN hidden, or the folio changed under us).  A
+ * THP or hugetlb folio is its head page and the run of tail pages after
+ * it; kpageflags has no size field.
+ */
+static unsigned long long folio_kb(struct numa_ctx *c, uint64_t pfn)
+{
+	const uint64_t compound = (1ULL << KPF_COMPOUND_HEAD) |
+				  (1ULL << KPF_COMPOUND_TAIL);
+	uint64_t kpf, head, n;
+	int ok;
+
+	if (c->pm.kpf_fd < 0 || !pfn)
+		return PMAPS_KB_UNKNOWN;
+	if (c->have_folio && pfn >= c->head && pfn - c->head < c->pages)
+		return c->pages * c->psize / 1024;
+	kpf = kpf_of(c, pfn, &ok);
+	if (!ok)
+		return PMAPS_KB_UNKNOWN;
+	if (!(kpf & compound))
+		return c->psize / 1024;
+	if (!(kpf & ((1ULL << KPF_THP) | (1ULL << KPF_HUGE))))
+		return PMAPS_KB_UNKNOWN;	/* not a folio of user memory */
+	for (head = pfn, n = 0; !(kpf & (1ULL << KPF_COMPOUND_HEAD)); n++) {
+		if (!head || n >= MAX_FOLIO_PAGES)
+			return PMAPS_KB_UNKNOWN;
+		kpf = kpf_of(c, --head, &ok);
+		if (!ok || !(kpf & compound))
+			return PMAPS_KB_UNKNOWN;	/* split meanwhile */
+	}
+	for (n = 1; n < MAX_FOLIO_PAGES; n++) {
+		kpf = kpf_of(c, head + n, &ok);
+		if (!ok || !(kpf & (1ULL << KPF_COMPOUND_TAIL)))
+			break;
+	}
+	c->head = head;
+	c->pages = n;
+	c->have_folio = 1;
+	return n * c->psize / 1024;
+}
+
+/* Append a range to ranges, joined to the last where it continues it. */
+static int emit(struct pmaps_range **ranges, size_t *nr, size_t *cap,
+		const struct pmaps_range *r, unsigned long long index,
+		long node, unsigned long long kb)
+{
+	struct pmaps_range *last = *nr ? &(*ranges)[*nr - 1] : NULL;
+
+	if (last && last->index + last->count == index &&
+	    last->flags == r->flags && last->unknown == r->unknown &&
+	    last->mapcount == r->mapcount && last->node == node &&
+	    last->kb == kb) {
+		last->count++;
+		return 0;
+	}
+	if (pmaps_grow_array((void **)ranges, cap, *nr + 1, sizeof(**ranges)))
+		return -1;
+	last = &(*ranges)[(*nr)++];
+	*last = *r;
+	last->index = index;
+	last->count = 1;
+	last->node = node;
+	last->kb = kb;
+	return 0;
+}
+
+/* Split the ranges of v where node or folio size changes. */
+static int numa_vma(struct numa_ctx *c, int pid, struct pmaps_vma *v,
+		    char *err, size_t errlen)
+{
+	struct pmaps_range *out = NULL;
+	size_t nr = 0, cap = 0, j;
+	void *addrs[BATCH];
+	uint64_t ent[BATCH];
+	int status[BATCH];
+
+	for (j = 0; j < v->nr_ranges; j++) {
+		const struct pmaps_range r = v->ranges[j];
+		unsigned long long addr = pmaps_range_addr(v, &r), done = 0;
+
+		while (done < r.count) {
+			size_t n = r.count - done < BATCH ?
+				   (size_t)(r.count - done) : BATCH, k;
+			unsigned long long a = addr + done * c->psize;
+
+			for (k = 0; k < n; k++)
+				addrs[k] = (void *)(uintptr_t)(a + k * c->psize);
+			/* nodes NULL: only ask where the pages are */
+			if (syscall(SYS_move_pages, pid, (unsigned long)n,
+				    addrs, NULL, status, 0) < 0) {
+				snprintf(err, errlen, "move_pages of process %d: %s",
+					 pid, strerror(errno));
+				goto fail;
+			}
+			if (pmaps_pagemap_read(&c->pm, a, ent, n, err, errlen))
+				goto fail;
+			for (k = 0; k < n; k++) {
+				/* a negative status (-ENOENT, -EFAULT): not known */
+				long node = status[k] >= 0 ? status[k] :
+					    PMAPS_NODE_UNKNOWN;
+
+				if (emit(&out, &nr, &cap, &r,
+					 r.index + done + k, node,
+					 folio_kb(c, pmaps_pm_pfn(ent[k])))) {
+					snprintf(err, errlen, "out of memory");
+					goto fail;
+				}
+			}
+			done += n;
+		}
+	}
+	free(v->ranges);
+	v->ranges = out;
+	v->nr_ranges = nr;
+	return 0;
+fail:
+	free(out);
+	return -1;
+}
+
+int pmaps_pagemap_numa(int pid, struct pmaps_map *map, char *err,
+		       size_t errlen)
+{
+	struct numa_ctx c = { .psize = pmaps_page_size() };
+	size_t i;
+	int ret = 0;
+
+	if (pmaps_pagemap_open(&c.pm, pid, err, errlen))
+		return -1;
+	for (i = 0; i < map->nr_vmas && !ret; i++)
+		ret = numa_vma(&c, pid, &map->vmas[i], err, errlen);
+	pmaps_pagemap_close(&c.pm);
+	if (!ret)
+		map->numa = true;
+	return ret;
+}
