@@ -33,6 +33,8 @@ struct numa_ctx {
 	/* the folio last measured: [head, head + pages) */
 	uint64_t head, pages;
 	int have_folio;
+	/* move_pages() refused (no NUMA in the kernel, or permission): '?' */
+	int no_nodes;
 };
 
 static uint64_t kpf_of(const struct numa_ctx *c, uint64_t pfn, int *ok)
@@ -132,12 +134,21 @@ static int numa_vma(struct numa_ctx *c, int pid, struct pmaps_vma *v,
 			for (k = 0; k < n; k++)
 				addrs[k] = (void *)(uintptr_t)(a + k * c->psize);
 			/* nodes NULL: only ask where the pages are */
-			if (syscall(SYS_move_pages, pid, (unsigned long)n,
+			if (!c->no_nodes &&
+			    syscall(SYS_move_pages, pid, (unsigned long)n,
 				    addrs, NULL, status, 0) < 0) {
-				snprintf(err, errlen, "move_pages of process %d: %s",
-					 pid, strerror(errno));
-				goto fail;
+				if (errno != ENOSYS && errno != EPERM &&
+				    errno != EACCES) {
+					snprintf(err, errlen, "move_pages of process %d: %s",
+						 pid, strerror(errno));
+					goto fail;
+				}
+				/* a node not to be known is '?', not an error */
+				c->no_nodes = 1;
 			}
+			if (c->no_nodes)
+				for (k = 0; k < n; k++)
+					status[k] = -ENOENT;
 			if (pmaps_pagemap_read(&c->pm, a, ent, n, err, errlen))
 				goto fail;
 			for (k = 0; k < n; k++) {
