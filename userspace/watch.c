@@ -33,6 +33,7 @@
 #include <malloc.h>
 #endif
 
+#include "cgroup.h"
 #include "cli.h"
 #include "commands.h"
 #include "map.h"
@@ -44,6 +45,7 @@
 static const char watch_usage[] =
 "Usage: pmaps watch [OPTION]... PID\n"
 "       pmaps watch [OPTION]... -f FILE...\n"
+"       pmaps watch [OPTION]... --cgroup PATH\n"
 "Read a process again every interval and show it, marking what changed\n"
 "since the last frame: + appeared, - vanished (reclaimed or unmapped),\n"
 "D became dirty, Y became young.  A flag shown as '?' (unknown to the\n"
@@ -60,6 +62,12 @@ static const char watch_usage[] =
 "  -f, --file FILE       a saved pmaps document, read again each frame; with\n"
 "                        several, frame N reads the Nth, starting over after\n"
 "                        the last\n"
+"      --cgroup PATH     every process of cgroup PATH and the cgroups below\n"
+"                        it, listed again each frame: each process's view\n"
+"                        under a \"--- process PID\" line, which says\n"
+"                        appeared or gone for one that joined or ended since\n"
+"                        the last frame (no error), and a group total first;\n"
+"                        not with --map\n"
 "\n"
 "Frames:\n"
 "  -i, --interval SECS   seconds between frames, e.g. 0.5 (default 1); a\n"
@@ -92,6 +100,7 @@ enum {
 	OPT_MAP,
 	OPT_CHANGED,
 	OPT_SELF_STATS,
+	OPT_CGROUP,
 };
 
 static const struct option watch_options[] = {
@@ -105,6 +114,7 @@ static const struct option watch_options[] = {
 	{ "scale",	required_argument, NULL, 's' },
 	{ "color",	optional_argument, NULL, OPT_COLOR },
 	{ "self-stats",	no_argument,	   NULL, OPT_SELF_STATS },
+	{ "cgroup",	required_argument, NULL, OPT_CGROUP },
 	PMAPS_FILTER_OPTIONS,
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -126,8 +136,18 @@ struct totals {
 	bool young_unknown;
 };
 
+/* A process of --cgroup, from one frame to the next. */
+struct member {
+	int pid;
+	bool have_prev;			/* false: appeared this frame */
+	struct pmaps_doc prev, now;
+	struct totals prev_totals, totals;
+};
+
 struct watch {
 	/* options */
+	const char *group;		/* --cgroup PATH, as given */
+	char group_dir[4096];		/* ... resolved */
 	int pid;
 	enum pmaps_source source;
 	char **files;
@@ -160,6 +180,16 @@ struct watch {
 	size_t scroll;			/* lines after them scrolled off */
 	size_t last;			/* the largest scroll: End */
 	size_t page;			/* lines of them shown: PgUp, PgDn */
+	/* --cgroup: the members read this frame, in PID order, and the
+	 * PIDs of those of the last frame that have ended since */
+	struct member *members;
+	size_t nr_members;
+	struct gone {
+		int pid;
+		unsigned long long resident;	/* in its last frame */
+	} *gone;
+	size_t nr_gone;
+	struct totals group_prev;
 };
 
 static volatile sig_atomic_t stop_signal, resized;
@@ -997,6 +1027,228 @@ static enum pmaps_status load_frame(struct watch *w)
 	return PMAPS_OK;
 }
 
+/* ---- --cgroup: every process of a group ---- */
+
+static void members_free(struct watch *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->nr_members; i++) {
+		pmaps_doc_free(&w->members[i].prev);
+		pmaps_doc_free(&w->members[i].now);
+	}
+	free(w->members);
+	w->members = NULL;
+	w->nr_members = 0;
+}
+
+/* The member of the last frame at w->members[i] has ended: remember it
+ * for this frame's "gone" line and let its documents go. */
+static void member_gone(struct watch *w, struct member *m)
+{
+	if (m->have_prev)
+		w->gone[w->nr_gone++] = (struct gone) {
+			.pid = m->pid, .resident = m->prev_totals.resident,
+		};
+	pmaps_doc_free(&m->prev);
+	pmaps_doc_free(&m->now);
+	memset(m, 0, sizeof(*m));
+}
+
+/*
+ * List the group again and read each member into its now: one listed in
+ * the last frame keeps its previous document, one not is new.  One of the
+ * last frame that is no longer listed, or that ended before it could be
+ * read, is gone, which is no error; one that cannot be read and has not
+ * ended is.
+ */
+static enum pmaps_status load_group(struct watch *w)
+{
+	char err[4400];
+	struct member *next = NULL;
+	size_t nr = 0, old = 0;
+	int i, n, *pids = NULL;
+	enum pmaps_status st = PMAPS_OK;
+	void *grown;
+
+	n = pmaps_cgroup_pids(w->group_dir, &pids, err, sizeof(err));
+	if (n < 0) {
+		terminal_give_back();
+		pmaps_cmd_report("watch", err);
+		return PMAPS_ERR_TARGET;
+	}
+	next = calloc((size_t)n + 1, sizeof(*next));
+	grown = realloc(w->gone, (w->nr_members + (size_t)n + 1) *
+			sizeof(*w->gone));
+	if (grown)
+		w->gone = grown;
+	if (!next || !grown) {
+		free(next);
+		free(pids);
+		terminal_give_back();
+		fputs("pmaps watch: out of memory\n", stderr);
+		return PMAPS_ERR_TARGET;
+	}
+	w->nr_gone = 0;
+	for (i = 0; i < n; i++) {
+		struct member *m = &next[nr];
+
+		/* both lists ascend: the last frame's members before this
+		 * PID are no longer in the group */
+		while (old < w->nr_members && w->members[old].pid < pids[i])
+			member_gone(w, &w->members[old++]);
+		if (old < w->nr_members && w->members[old].pid == pids[i]) {
+			*m = w->members[old];
+			memset(&w->members[old++], 0, sizeof(*m));
+		}
+		m->pid = pids[i];
+		st = pmaps_load_pid(m->pid, w->source, &m->now, err,
+				    sizeof(err));
+		if (st == PMAPS_ERR_TARGET && pmaps_pid_gone(m->pid)) {
+			/* it ended while the group was read */
+			st = PMAPS_OK;
+			member_gone(w, m);
+			continue;
+		}
+		if (st) {
+			terminal_give_back();
+			pmaps_cmd_report("watch", err);
+			nr++;		/* freed with the others */
+			break;
+		}
+		pmaps_doc_warn(&m->now);
+		pmaps_filter_apply(&w->filter, &m->now.map);
+		w->source = m->now.source;
+		count_totals(&m->now.map, &m->totals);
+		nr++;
+	}
+	while (!st && old < w->nr_members)
+		member_gone(w, &w->members[old++]);
+	members_free(w);
+	w->members = next;
+	w->nr_members = nr;
+	free(pids);
+	return st;
+}
+
+/* Compare member m's two documents as watch does one process's: w's own
+ * prev and now stand for them until unborrow(). */
+static int compare_member(struct watch *w, const struct member *m)
+{
+	w->prev = m->prev;
+	w->now = m->now;
+	w->have_prev = m->have_prev;
+	w->prev_totals = m->prev_totals;
+	return compare(w);
+}
+
+static void unborrow(struct watch *w)
+{
+	memset(&w->prev, 0, sizeof(w->prev));
+	memset(&w->now, 0, sizeof(w->now));
+}
+
+/*
+ * The group's totals, then each process as watch shows one, after a
+ * "--- process PID" line, in PID order with the gone ones.  The group's
+ * pages marked + and - count those of the processes that appeared or are
+ * gone, so that its resident count moves by + minus -.
+ */
+static int draw_group(struct watch *w, FILE *out)
+{
+	unsigned long long changed[PMAPS_CHANGE_NR] = { 0 };
+	struct totals t = { 0 };
+	size_t i, g, appeared = 0;
+	char source[128];
+	int k;
+
+	for (i = 0; i < w->nr_members; i++) {
+		const struct member *m = &w->members[i];
+
+		t.resident += m->totals.resident;
+		t.dirty += m->totals.dirty;
+		t.young += m->totals.young;
+		t.dirty_unknown |= m->totals.dirty_unknown;
+		t.young_unknown |= m->totals.young_unknown;
+		if (!m->have_prev) {
+			appeared++;
+			changed[PMAPS_CHANGE_APPEARED] += m->totals.resident;
+			continue;
+		}
+		k = compare_member(w, m);
+		unborrow(w);
+		if (k)
+			return -1;
+		for (k = 0; k < PMAPS_CHANGE_NR; k++)
+			changed[k] += w->changed[k];
+	}
+	for (g = 0; g < w->nr_gone; g++)
+		changed[PMAPS_CHANGE_VANISHED] += w->gone[g].resident;
+
+	if (w->tty)
+		fprintf(out, "pmaps watch: frame %llu, every %s s; q quits\n",
+			w->frame, w->interval);
+	else
+		fprintf(out, "=== frame %llu\n", w->frame);
+	fputs("group ", out);
+	put_name(out, w->group_dir);
+	fprintf(out, ": %zu process%s", w->nr_members,
+		w->nr_members == 1 ? "" : "es");
+	if (w->frame > 1)
+		fprintf(out, ", %zu appeared, %zu gone", appeared, w->nr_gone);
+	putc('\n', out);
+	w->have_prev = w->frame > 1;
+	w->prev_totals = w->group_prev;
+	memcpy(w->changed, changed, sizeof(changed));
+	put_totals(w, out, &t);
+	if (w->tty && !fflush(out))
+		w->head_len = (size_t)ftell(out);
+	w->group_prev = t;
+
+	for (i = 0, g = 0; i < w->nr_members || g < w->nr_gone;) {
+		const struct member *m;
+
+		if (g < w->nr_gone && (i == w->nr_members ||
+				       w->gone[g].pid < w->members[i].pid)) {
+			fprintf(out, "\n--- process %d gone\n",
+				w->gone[g++].pid);
+			continue;
+		}
+		m = &w->members[i++];
+		fprintf(out, "\n--- process %d%s\n", m->pid,
+			w->frame > 1 && !m->have_prev ? " appeared" : "");
+		if (compare_member(w, m)) {
+			unborrow(w);
+			return -1;
+		}
+		put_totals(w, out, &m->totals);
+		fputs(w->color ? "\033[1m" : "", out);
+		put_name(out, m->now.label);
+		fprintf(out, ": source %s%s\n",
+			pmaps_doc_source(&m->now, source, sizeof(source)),
+			w->color ? "\033[0m" : "");
+		text_view(w, out);
+		unborrow(w);
+	}
+	return 0;
+}
+
+/* After a frame: what each member read now is what the next compares to. */
+static void members_next(struct watch *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->nr_members; i++) {
+		struct member *m = &w->members[i];
+
+		pmaps_doc_free(&m->prev);
+		m->prev = m->now;
+		memset(&m->now, 0, sizeof(m->now));
+		m->prev_totals = m->totals;
+		m->have_prev = true;
+	}
+}
+
 static enum pmaps_status run(struct watch *w)
 {
 	enum pmaps_status st = PMAPS_OK;
@@ -1008,11 +1260,11 @@ static enum pmaps_status run(struct watch *w)
 	if (w->tty)
 		terminal_take(w);
 	for (w->frame = 1; !w->frames || w->frame <= w->frames; w->frame++) {
-		st = load_frame(w);
+		st = w->group ? load_group(w) : load_frame(w);
 		if (st)
 			break;
 		resized = 0;
-		if (compare(w) || select_shown(w)) {
+		if (!w->group && (compare(w) || select_shown(w))) {
 			st = PMAPS_ERR_TARGET;
 			terminal_give_back();
 			fputs("pmaps watch: out of memory\n", stderr);
@@ -1030,7 +1282,17 @@ static enum pmaps_status run(struct watch *w)
 		}
 		if (!w->tty && w->frame > 1)
 			putchar('\n');
-		draw_frame(w, out);
+		if (w->group ? draw_group(w, out) : (draw_frame(w, out), 0)) {
+			st = PMAPS_ERR_TARGET;
+			if (w->tty) {
+				fclose(out);
+				free(text);
+				text = NULL;
+			}
+			terminal_give_back();
+			fputs("pmaps watch: out of memory\n", stderr);
+			break;
+		}
 		if (w->tty) {
 			fclose(out);
 			free(w->screen);
@@ -1043,6 +1305,8 @@ static enum pmaps_status run(struct watch *w)
 			fprintf(stderr, "pmaps watch: write error: %s\n",
 				strerror(errno));
 		}
+		if (w->group)
+			members_next(w);
 		pmaps_doc_free(&w->prev);
 		w->prev = w->now;
 		w->have_prev = true;
@@ -1104,6 +1368,12 @@ static int watch_option(struct watch *w, int opt, enum pmaps_color_when *when)
 	case OPT_SELF_STATS:
 		w->self_stats = true;
 		return PMAPS_OK;
+	case OPT_CGROUP:
+		if (w->group)
+			return watch_usage_error("--cgroup %s and --cgroup %s cannot be combined: expected one group",
+						 w->group, optarg);
+		w->group = optarg;
+		return PMAPS_OK;
 	case PMAPS_OPT_AREAS:
 	case PMAPS_OPT_FLAGS:
 	case PMAPS_OPT_RANGE:
@@ -1146,17 +1416,31 @@ int pmaps_cmd_watch(int argc, char **argv)
 	}
 	if (st)
 		goto out;
-	if (optind < argc && w.nr_files)
+	if (w.group && (optind < argc || w.nr_files))
+		st = watch_usage_error("expected --cgroup PATH alone, without a PID or -f FILE");
+	else if (w.group && w.map_view)
+		st = watch_usage_error("--map and --cgroup cannot be combined: expected the text view, one process after another");
+	else if (optind < argc && w.nr_files)
 		st = watch_usage_error("expected a PID or -f FILE, not both");
 	else if (optind + 1 < argc)
 		st = watch_usage_error("expected one PID, got '%s' too",
 				       argv[argc - 1]);
 	else if (optind < argc && !pmaps_parse_pid(argv[optind], &w.pid))
 		st = watch_usage_error("expected a PID, got '%s'", argv[optind]);
-	else if (optind == argc && !w.nr_files)
-		st = watch_usage_error("expected a PID or -f FILE");
+	else if (optind == argc && !w.nr_files && !w.group)
+		st = watch_usage_error("expected a PID, -f FILE or --cgroup PATH");
 	if (st)
 		goto out;
+	if (w.group) {
+		char err[4400];
+
+		if (pmaps_cgroup_dir(w.group, w.group_dir, sizeof(w.group_dir),
+				     err, sizeof(err))) {
+			pmaps_cmd_report("watch", err);
+			st = PMAPS_ERR_TARGET;
+			goto out;
+		}
+	}
 	w.tty = isatty(STDOUT_FILENO);
 	w.keys = w.tty && isatty(STDIN_FILENO);
 	w.color = pmaps_color_wanted(when);
@@ -1169,5 +1453,7 @@ out:
 	free(w.changes);
 	free(w.shown);
 	free(w.files);
+	members_free(&w);
+	free(w.gone);
 	return st;
 }

@@ -7,7 +7,11 @@
 # --summary PID gives it, and a group total that is their sum.  A member
 # that ends between listing and reading is skipped without an error:
 # tested on a directory whose cgroup.procs names a process already gone,
-# which no timing can make flaky.  The cgroup is removed at the end.
+# which no timing can make flaky.  pmaps watch --cgroup: two frames that
+# list the three; then, frame by frame, a fourth moved into the group
+# appears and a member killed is gone, with no error.  Each step waits
+# for the frame that shows the last one, polling with a bound.  The
+# cgroup is removed at the end.
 # Needs root and a writable cgroup2 mount.  Prints TAP.  PMAPS names the
 # binary.
 set -u
@@ -17,7 +21,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 pids=
 group=
+watch_pid=
 cleanup() {
+	[ -n "$watch_pid" ] && kill "$watch_pid" 2>/dev/null
 	for p in $pids; do kill -KILL "$p" 2>/dev/null; done
 	for p in $pids; do wait "$p" 2>/dev/null; done
 	# the children first; a cgroup goes once it has no process
@@ -32,7 +38,8 @@ trap 'exit 1' HUP INT TERM
 
 tests="lists_exactly_the_members rows_match_each_summary total_is_the_sum
 	default_view_group_line relative_path empty_group vanished_member_skipped
-	not_a_cgroup export_has_the_members"
+	not_a_cgroup export_has_the_members watch_two_frames
+	watch_member_appears watch_member_gone"
 
 skip_all() {
 	for t in $tests; do skip "$t" "$1"; done
@@ -51,19 +58,24 @@ mkdir "$group" 2>/dev/null || {
 }
 mkdir "$group/sub" "$group/empty"
 
-# three stopped sleeps: two in the group, one in its child
-for where in "$group" "$group" "$group/sub"; do
+# stopped_sleep: a stopped sleep 1000 in $p, added to $pids
+stopped_sleep() {
 	sleep 1000 &
 	p=$!
 	pids="$pids $p"
 	# stopped after the exec, not in the forked shell before it
 	i=0
 	while [ "$(cat "/proc/$p/comm" 2>/dev/null)" != sleep ]; do
-		[ $i -ge 200 ] && skip_all "sleep did not start in 200 polls 0.05 s apart"
+		[ $i -ge 200 ] && return 1
 		sleep 0.05
 		i=$((i + 1))
 	done
 	kill -STOP "$p"
+}
+
+# three stopped sleeps: two in the group, one in its child
+for where in "$group" "$group" "$group/sub"; do
+	stopped_sleep || skip_all "sleep did not start in 200 polls 0.05 s apart"
 	echo "$p" > "$where/cgroup.procs" || skip_all "cannot move a process into $where"
 done
 sorted=$(for p in $pids; do echo "$p"; done | sort -n)
@@ -151,5 +163,90 @@ run "$PMAPS" export --source=pagemap --cgroup "$group"
 	[ "$(grep -o '^pmaps_resident_bytes{pid="[0-9]*"' "$tmp/out" |
 		grep -o '[0-9]*' | sort -nu)" = "$sorted" ]
 result export_has_the_members
+
+# ---- pmaps watch --cgroup ----
+
+# frame N [FILE]: the lines of frame N
+frame() {
+	awk -v n="$1" '/^=== frame / { on = $3 == n } on' "${2:-$tmp/out}"
+}
+# members N [FILE]: the "--- process" lines of frame N, PID and word
+members() {
+	frame "$1" "${2:-}" | sed -n 's/^--- process //p' | sort -n | xargs
+}
+
+# Two frames: each lists the three, none appeared or gone in the second,
+# and the group's resident count is the sum of the processes'.
+run "$PMAPS" watch --source=pagemap --cgroup "$group" -n 2 -i 0.01
+sum=$(frame 2 | awk '/^--- process / { p = 1; next }
+	p && /^total pages: / { s += $4; p = 0 } END { print s }')
+[ "$rc" = 0 ] && [ ! -s "$tmp/err" ] &&
+	[ "$(grep -c '^=== frame ' "$tmp/out")" = 2 ] &&
+	[ "$(members 1)" = "$(echo $sorted)" ] &&
+	[ "$(members 2)" = "$(echo $sorted)" ] &&
+	frame 1 | grep -q "^group $group: 3 processes\$" &&
+	frame 2 | grep -q "^group $group: 3 processes, 0 appeared, 0 gone\$" &&
+	frame 2 | grep -q "^total pages: resident $sum (+0) "
+result watch_two_frames
+[ "$rc" = 0 ] || diag "$tmp/err"
+
+# wait_for FILE PATTERN: until FILE has a line matching, 30 s at most
+# (5 min under valgrind)
+wait_for() {
+	i=0
+	until grep -q "$2" "$1" 2> /dev/null; do
+		[ $i -ge $((600 * slow)) ] && return 1
+		sleep 0.05
+		i=$((i + 1))
+	done
+}
+
+# A live watch: a fourth stopped sleep moved into the child cgroup once
+# frame 1 is out must appear; then a member killed (and reaped) must be
+# gone in a later frame and in no frame after that.
+"$PMAPS" watch --source=pagemap --cgroup "$group" -i 0.05 > "$tmp/live" \
+	2> "$tmp/err" &
+watch_pid=$!
+set -- $pids
+victim=$1
+appeared=
+gone=
+if ! wait_for "$tmp/live" "^=== frame 1\$"; then
+	echo "# pmaps watch showed no frame 1"
+elif ! stopped_sleep || ! echo "$p" > "$group/sub/cgroup.procs"; then
+	echo "# no fourth process in $group/sub"
+elif ! wait_for "$tmp/live" "^--- process $p appeared\$"; then
+	echo "# process $p never appeared"
+else
+	appeared=$p
+	kill -KILL "$victim"
+	wait "$victim" 2> /dev/null
+	wait_for "$tmp/live" "^--- process $victim gone\$" && gone=$victim ||
+		echo "# process $victim never gone"
+	# one frame more after it, which must no longer list it
+	n=$(sed -n 's/^=== frame \([0-9]*\)$/\1/p' "$tmp/live" | tail -n 1)
+	wait_for "$tmp/live" "^=== frame $((n + 1))\$" ||
+		echo "# no frame after frame $n"
+fi
+kill -TERM "$watch_pid"
+wait_gone "$watch_pid" 600 0.05 "pmaps watch --cgroup after SIGTERM"
+watch_pid=
+# the frame where it appeared, and the frames from the one after
+appeared_in=$(awk -v p="--- process $appeared appeared" '
+	/^=== frame / { n = $3 } $0 == p { print n; exit }' "$tmp/live")
+gone_in=$(awk -v p="--- process $gone gone" '
+	/^=== frame / { n = $3 } $0 == p { print n; exit }' "$tmp/live")
+last=$(sed -n 's/^=== frame \([0-9]*\)$/\1/p' "$tmp/live" | tail -n 1)
+[ "$rc" = 0 ] && [ ! -s "$tmp/err" ] && [ -n "$appeared" ] &&
+	[ -n "$appeared_in" ] &&
+	frame "$appeared_in" "$tmp/live" | grep -q "^group $group: 4 processes, 1 appeared, 0 gone\$" &&
+	frame "$last" "$tmp/live" | grep -q "^--- process $appeared\$"
+result watch_member_appears
+[ -n "$gone" ] && [ "$rc" = 0 ] && [ ! -s "$tmp/err" ] &&
+	[ -n "$gone_in" ] && [ "$last" -gt "$gone_in" ] &&
+	frame "$gone_in" "$tmp/live" | grep -q "^group $group: 3 processes, 0 appeared, 1 gone\$" &&
+	! frame "$last" "$tmp/live" | grep -q "^--- process $gone"
+result watch_member_gone
+[ "$rc" = 0 ] && [ ! -s "$tmp/err" ] || diag "$tmp/err"
 
 tap_done

@@ -425,7 +425,7 @@ grep -q -- "--interval" "$tmp/out" && grep -q -- "--frames" "$tmp/out" &&
 result help
 
 run "$PMAPS" watch
-expect_text no_target_exit_2 2 "" "pmaps watch: expected a PID or -f FILE
+expect_text no_target_exit_2 2 "" "pmaps watch: expected a PID, -f FILE or --cgroup PATH
 $usage_hint"
 
 run "$PMAPS" watch -f good-basic.txt 1
