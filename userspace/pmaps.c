@@ -72,7 +72,7 @@ static const char usage_text[] =
 "Commands (each has its own --help; options before COMMAND are passed to it,\n"
 "as if they came after):\n"
 "  map PID               a picture of each VMA, one cell per page\n"
-"  watch PID             refresh a view and highlight what changed\n"
+"  watch PID|--cgroup P  refresh a view and highlight what changed\n"
 "  top PID               interactive browser of VMAs, ranges and pages\n"
 "  wss PID               working-set size: pages accessed in an interval\n"
 "  diff A B              compare two saved snapshots\n"
