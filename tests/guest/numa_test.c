@@ -7,6 +7,9 @@
  * kernel or machine with fewer, the size tests where the kernel lacks the
  * page size.  Pages are placed with mbind() and checked range by range.
  */
+#include <dirent.h>
+#include <fcntl.h>
+#include <stddef.h>
 #include <linux/mempolicy.h>
 
 #include "guest.h"
@@ -362,26 +365,84 @@ static enum outcome test_size_pmd_thp(void)
 }
 
 /* A 64 KiB anonymous mTHP folio shows 64. */
+#define THP_DIR		"/sys/kernel/mm/transparent_hugepage"
+#define MTHP_SIZES_MAX	16
+
+/* An mTHP size's "enabled" setting, to be put back. */
+struct mthp_setting {
+	char path[320];		/* THP_DIR, a d_name and "/enabled" */
+	char mode[16];
+};
+
+/*
+ * Only the size named keep ("hugepages-64kB") on: a kernel that enables
+ * others (thp_anon= on the command line) would fault in the largest that
+ * fits.  Each setting found is saved in saved[], *nr of them.
+ */
+static void mthp_only(const char *keep, struct mthp_setting *saved,
+		      size_t *nr)
+{
+	DIR *dir = opendir(THP_DIR);
+	struct dirent *de;
+
+	*nr = 0;
+	if (!dir)
+		return;
+	while ((de = readdir(dir)) && *nr < MTHP_SIZES_MAX) {
+		struct mthp_setting *m = &saved[*nr];
+		char buf[128] = "", *l, *r;
+		ssize_t len;
+		int fd;
+
+		if (strncmp(de->d_name, "hugepages-", 10))
+			continue;
+		snprintf(m->path, sizeof(m->path), THP_DIR "/%s/enabled",
+			 de->d_name);
+		fd = open(m->path, O_RDONLY);
+		if (fd < 0)
+			continue;
+		len = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		/* "always inherit madvise [never]": the word in brackets */
+		l = len > 0 ? strchr(buf, '[') : NULL;
+		r = l ? strchr(l, ']') : NULL;
+		if (!r || r - l - 1 >= (ptrdiff_t)sizeof(m->mode))
+			continue;
+		snprintf(m->mode, sizeof(m->mode), "%.*s", (int)(r - l - 1),
+			 l + 1);
+		(*nr)++;
+		write_string(m->path, strcmp(de->d_name, keep) ? "never" :
+			     "always");
+	}
+	closedir(dir);
+}
+
+static void mthp_restore(const struct mthp_setting *saved, size_t nr)
+{
+	while (nr--)
+		write_string(saved[nr].path, saved[nr].mode);
+}
+
 static enum outcome test_size_mthp(void)
 {
-	static const char ctl[] =
-		"/sys/kernel/mm/transparent_hugepage/hugepages-64kB/enabled";
+	static const char ctl[] = THP_DIR "/hugepages-64kB/enabled";
 	struct placed pl = { 256 << 10, 64 << 10, MPOL_DEFAULT, 0,
 			     MADV_HUGEPAGE, false };
 	struct target t = { .pid = -1, .release_fd = -1 };
+	struct mthp_setting saved[MTHP_SIZES_MAX];
 	struct nfile f;
+	size_t nr;
 	int n = -1;
 
 	if (access(ctl, F_OK))
 		return skip("no 64 KiB mTHP in this kernel");
-	if (write_string(ctl, "always"))
-		return FAIL;
+	mthp_only("hugepages-64kB", saved, &nr);
 	if (load_placed(&pl, &t, &f)) {
 		n = expect(&f, t.base, pl.len, -2, 64);
 		free(f.r);
 	}
 	target_end(&t);
-	write_string(ctl, "never");
+	mthp_restore(saved, nr);
 	return n > 0 ? PASS : FAIL;
 }
 
