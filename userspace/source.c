@@ -17,12 +17,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "cli.h"
 #include "pagemap.h"
 
 #define MODULE_DIR	"/proc/pmaps_ext"
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-#define PF_KTHREAD	0x00200000	/* include/linux/sched.h */
 
 bool pmaps_source_numa;
 
@@ -308,25 +308,17 @@ void pmaps_pid_label(char *label, size_t len, int pid)
  */
 enum pmaps_status pmaps_check_memory(int pid, char *err, size_t errlen)
 {
-	char path[64], stat_text[1024], cmdline[8];
-	unsigned long long flags = 0;
-	const char *p;
+	bool kthread;
 	char state;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	read_small(path, stat_text, sizeof(stat_text));
-	p = strrchr(stat_text, ')');
-	if (!p || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %llu", &state,
-			 &flags) != 2)
+	if (pmaps_proc_state(pid, &state, &kthread))
 		return PMAPS_OK;	/* gone or unreadable: let the caller say */
 	if (state == 'Z') {
 		say(err, errlen, "pmaps: PID %d is a zombie: it has no memory left",
 		    pid);
 		return PMAPS_ERR_TARGET;
 	}
-	snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
-	read_small(path, cmdline, sizeof(cmdline));
-	if (!cmdline[0] && (flags & PF_KTHREAD)) {
+	if (kthread) {
 		say(err, errlen, "pmaps: PID %d is a kernel thread: it has no user memory",
 		    pid);
 		return PMAPS_ERR_TARGET;

@@ -224,38 +224,47 @@ int pmaps_cgroup_pids(const char *dir, int **pids, char *err, size_t errlen)
 	return (int)n;
 }
 
-bool pmaps_pid_gone(int pid)
+int pmaps_proc_state(int pid, char *state, bool *kthread)
 {
 	char path[64], text[1024], cmdline[8];
 	unsigned long long flags = 0;
 	const char *p;
 	ssize_t n;
-	char state;
 	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return true;
+		return -1;
 	n = read(fd, text, sizeof(text) - 1);
 	close(fd);
 	if (n <= 0)
-		return true;
+		return -1;
 	text[n] = '\0';
 	/* "PID (comm) STATE ..." with the flags as the 9th field */
 	p = strrchr(text, ')');
-	if (!p || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %llu", &state,
+	if (!p || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %llu", state,
 			 &flags) != 2)
-		return true;
-	if (state == 'Z' || state == 'X')
-		return true;
+		return -1;
+	*kthread = false;
 	if (!(flags & PF_KTHREAD))
-		return false;
+		return 0;
+	/* and no command line, as a kernel thread has none */
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	n = fd < 0 ? 0 : read(fd, cmdline, sizeof(cmdline));
+	if (fd >= 0)
+		close(fd);
+	*kthread = n <= 0;
+	return 0;
+}
+
+bool pmaps_pid_gone(int pid)
+{
+	bool kthread;
+	char state;
+
+	if (pmaps_proc_state(pid, &state, &kthread))
 		return true;
-	n = read(fd, cmdline, sizeof(cmdline));
-	close(fd);
-	return n <= 0;
+	return state == 'Z' || state == 'X' || kthread;
 }
