@@ -33,18 +33,10 @@
 #include "cli.h"
 #include "pagemap.h"
 #endif
+#include "fuzz_check.h"
 
 #define NAME	"fuzz"
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-
-#define check(cond)							\
-	do {								\
-		if (!(cond)) {						\
-			fprintf(stderr, "%s:%d: check failed: %s\n",	\
-				__FILE__, __LINE__, #cond);		\
-			abort();					\
-		}							\
-	} while (0)
 
 static void check_err(int ret, const char *err, size_t errlen)
 {

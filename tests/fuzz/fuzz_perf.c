@@ -26,15 +26,7 @@
 
 #include "perfdata.h"
 #include "pmaps.h"
-
-#define check(cond)							\
-	do {								\
-		if (!(cond)) {						\
-			fprintf(stderr, "%s:%d: check failed: %s\n",	\
-				__FILE__, __LINE__, #cond);		\
-			abort();					\
-		}							\
-	} while (0)
+#include "fuzz_check.h"
 
 static void check_data(const struct pmaps_perf_data *d)
 {
