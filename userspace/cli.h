@@ -89,6 +89,8 @@ bool pmaps_number_parse(const char *s, unsigned long long min,
 			unsigned long long max, unsigned long long *val);
 /* "1234 (comm)", or "1234" if comm cannot be read, into label. */
 void pmaps_pid_label(char *label, size_t len, int pid);
+/* name with its control bytes as \xNN: no name drives the terminal. */
+void pmaps_put_name(FILE *out, const char *name);
 /*
  * The bytes of path ("-" is stdin) into *text (malloc()ed, not
  * NUL-terminated) and *len.  Errors: "pmaps: FILE: reason".

@@ -300,6 +300,18 @@ void pmaps_pid_label(char *label, size_t len, int pid)
 	}
 }
 
+void pmaps_put_name(FILE *out, const char *name)
+{
+	const unsigned char *p = (const unsigned char *)name;
+
+	for (; *p; p++) {
+		if (*p >= 0x20 && *p != 0x7f)
+			putc(*p, out);
+		else
+			fprintf(out, "\\x%02x", *p);
+	}
+}
+
 /*
  * A kernel thread has no user memory and a zombie none left: each source
  * fails for them with "No such process", which says nothing useful.  Tell

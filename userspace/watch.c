@@ -490,19 +490,6 @@ static void put_segment(const struct watch *w, FILE *out, int aw,
 		mapcount);
 }
 
-/* Control bytes of a name as \xNN: no document drives the terminal. */
-static void put_name(FILE *out, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-
-	for (; *p; p++) {
-		if (*p >= 0x20 && *p != 0x7f)
-			putc(*p, out);
-		else
-			fprintf(out, "\\x%02x", *p);
-	}
-}
-
 /* "M START-END PERMS NAME" */
 static void put_vma(const struct watch *w, FILE *out, int aw,
 		    const struct pmaps_vma *v, enum pmaps_change_mark mark)
@@ -510,7 +497,7 @@ static void put_vma(const struct watch *w, FILE *out, int aw,
 	put_mark(w, out, mark);
 	fprintf(out, " %s%0*llx-%0*llx %.4s ", w->color ? "\033[1m" : "", aw,
 		v->start, aw, v->end, v->perms);
-	put_name(out, *v->name ? v->name : "[anon]");
+	pmaps_put_name(out, *v->name ? v->name : "[anon]");
 	fputs(w->color ? "\033[0m\n" : "\n", out);
 }
 
@@ -715,7 +702,7 @@ static void draw_frame(struct watch *w, FILE *out)
 		changed_list(w, out);
 	} else {
 		fputs(w->color ? "\033[1m" : "", out);
-		put_name(out, w->now.label);
+		pmaps_put_name(out, w->now.label);
 		fprintf(out, ": source %s%s\n",
 			pmaps_doc_source(&w->now, source, sizeof(source)),
 			w->color ? "\033[0m" : "");
@@ -1191,7 +1178,7 @@ static int draw_group(struct watch *w, FILE *out)
 	else
 		fprintf(out, "=== frame %llu\n", w->frame);
 	fputs("group ", out);
-	put_name(out, w->group_dir);
+	pmaps_put_name(out, w->group_dir);
 	fprintf(out, ": %zu process%s", w->nr_members,
 		w->nr_members == 1 ? "" : "es");
 	if (w->frame > 1)
@@ -1223,7 +1210,7 @@ static int draw_group(struct watch *w, FILE *out)
 		}
 		put_totals(w, out, &m->totals);
 		fputs(w->color ? "\033[1m" : "", out);
-		put_name(out, m->now.label);
+		pmaps_put_name(out, m->now.label);
 		fprintf(out, ": source %s%s\n",
 			pmaps_doc_source(&m->now, source, sizeof(source)),
 			w->color ? "\033[0m" : "");
