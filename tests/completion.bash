@@ -85,7 +85,7 @@ is "pmaps help " "core diff export heap map perf record top watch wss"
 # Options: pmaps's own, and each command's.
 is "pmaps --su" "--summary"
 is "pmaps --nu" "--numa"
-is "pmaps wss --c" "--clear-refs --count"
+is "pmaps wss --c" "--cgroup --clear-refs --count"
 is "pmaps core -" "--help --json --tsv -h"
 lacks "pmaps top --" --color
 is "pmaps diff --ig" "--ignore-mapcount"

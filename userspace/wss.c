@@ -41,6 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "cli.h"
 #include "commands.h"
 #include "pagemap.h"
@@ -55,8 +56,10 @@
 
 static const char wss_usage[] =
 "Usage: pmaps wss [OPTION]... PID\n"
+"       pmaps wss [OPTION]... --cgroup PATH\n"
 "Estimate the working set of process PID: the pages it accesses in an\n"
-"interval, per VMA and in total, in pages and bytes.\n"
+"interval, per VMA and in total, in pages and bytes.  With --cgroup, of\n"
+"every process of a cgroup, a row each and the group's total.\n"
 "\n"
 "  -i, --interval SECONDS  length of each interval, e.g. 0.5 (default 1)\n"
 "  -n, --count N           intervals to measure, one after the other\n"
@@ -73,6 +76,11 @@ static const char wss_usage[] =
 "                          pagemap, smaps Referenced (pagemap cannot see\n"
 "                          young bits); auto, the first that works (default)\n"
 "  -a, --all               list every VMA, not only those with accessed pages\n"
+"      --cgroup PATH       every process of cgroup v2 PATH and the cgroups\n"
+"                          below it (relative to the cgroup2 mount), one\n"
+"                          row each; one that ends during an interval is\n"
+"                          counted gone, one that appears is measured from\n"
+"                          the next interval\n"
 "  -h, --help              show this help and exit\n"
 "\n"
 "Without --clear-refs, idle page tracking (" IDLE_BITMAP ",\n"
@@ -90,6 +98,7 @@ enum method {
 
 struct wss_opts {
 	int pid;
+	const char *group;		/* --cgroup PATH, as given */
 	struct timespec interval;
 	unsigned long count;		/* 0: until interrupted */
 	bool clear_refs;
@@ -126,6 +135,9 @@ struct idle_page {
 struct wss {
 	struct wss_opts o;
 	enum method method;
+	bool chosen;			/* method settled */
+	bool said_method;		/* --cgroup: the first line printed */
+	char group_dir[4096];		/* --cgroup: its directory */
 	char label[80];
 	unsigned long long psize;
 	int idle_fd;
@@ -140,7 +152,7 @@ static void on_stop_signal(int sig)
 	stop_signal = sig;
 }
 
-enum { OPT_CLEAR_REFS = 256, OPT_SOURCE };
+enum { OPT_CLEAR_REFS = 256, OPT_SOURCE, OPT_CGROUP };
 
 static const struct option wss_options[] = {
 	{ "interval",	required_argument, NULL, 'i' },
@@ -148,6 +160,7 @@ static const struct option wss_options[] = {
 	{ "clear-refs",	no_argument,	   NULL, OPT_CLEAR_REFS },
 	{ "source",	required_argument, NULL, OPT_SOURCE },
 	{ "all",	no_argument,	   NULL, 'a' },
+	{ "cgroup",	required_argument, NULL, OPT_CGROUP },
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -190,6 +203,13 @@ static int parse_args(int argc, char **argv, struct wss_opts *o)
 		case 'a':
 			o->all = true;
 			break;
+		case OPT_CGROUP:
+			if (o->group)
+				return pmaps_cmd_usage_error("wss",
+					"--cgroup %s and --cgroup %s cannot be combined: expected one group",
+					o->group, optarg);
+			o->group = optarg;
+			break;
 		case 'h':
 			fputs(wss_usage, stdout);
 			return PMAPS_OK;
@@ -198,8 +218,19 @@ static int parse_args(int argc, char **argv, struct wss_opts *o)
 			return pmaps_cmd_usage_hint("wss");
 		}
 	}
+	if (o->group) {
+		if (optind != argc)
+			return pmaps_cmd_usage_error("wss",
+				"expected --cgroup PATH alone, without a PID, got '%s'",
+				argv[optind]);
+		if (o->all)
+			return pmaps_cmd_usage_error("wss",
+				"--all lists VMAs, and --cgroup shows a row per process: expected one of them");
+		return -1;
+	}
 	if (optind == argc)
-		return pmaps_cmd_usage_error("wss", "expected a PID");
+		return pmaps_cmd_usage_error("wss",
+					     "expected a PID or --cgroup PATH");
 	if (optind != argc - 1)
 		return pmaps_cmd_usage_error("wss",
 					     "expected one PID, got '%s' too",
@@ -208,6 +239,32 @@ static int parse_args(int argc, char **argv, struct wss_opts *o)
 		return pmaps_cmd_usage_error("wss", "expected a PID, got '%s'",
 					     argv[optind]);
 	return -1;
+}
+
+/*
+ * Every step on one process puts its message in w->err for the caller,
+ * which says nothing when that process has just ended in a --cgroup run.
+ */
+static int target_fail(struct wss *w, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(w->err, sizeof(w->err), fmt, ap);
+	va_end(ap);
+	return PMAPS_ERR_TARGET;
+}
+
+/*
+ * Say w->err, unless w's process is a member of a --cgroup run that has
+ * just ended, which is no error.  False in that case.
+ */
+static bool report_unless_gone(struct wss *w)
+{
+	if (w->o.group && pmaps_pid_gone(w->o.pid))
+		return false;
+	pmaps_cmd_report("wss", w->err);
+	return true;
 }
 
 /* ---- clear_refs ---- */
@@ -227,13 +284,11 @@ static int clear_refs(struct wss *w)
 	if (fd >= 0)
 		close(fd);
 	if (e == ENOENT || e == ESRCH)
-		fprintf(stderr, "pmaps wss: no process %d\n", w->o.pid);
-	else
-		fprintf(stderr, "pmaps wss: %s: %s%s\n", path, strerror(e),
-			e == EACCES || e == EPERM ?
-			" (only the process's owner or root may write it)" :
-			"");
-	return PMAPS_ERR_TARGET;
+		return target_fail(w, "no process %d", w->o.pid);
+	return target_fail(w, "%s: %s%s", path, strerror(e),
+			   e == EACCES || e == EPERM ?
+			   " (only the process's owner or root may write it)" :
+			   "");
 }
 
 /* ---- reading what was accessed ---- */
@@ -248,14 +303,12 @@ static void result_free(struct result *r)
 	memset(r, 0, sizeof(*r));
 }
 
-static int alloc_counts(struct result *r)
+static int alloc_counts(struct wss *w, struct result *r)
 {
 	r->counts = calloc(r->map.nr_vmas ? r->map.nr_vmas : 1,
 			   sizeof(*r->counts));
-	if (!r->counts) {
-		fputs("pmaps wss: out of memory\n", stderr);
-		return PMAPS_ERR_TARGET;
-	}
+	if (!r->counts)
+		return target_fail(w, "out of memory");
 	return PMAPS_OK;
 }
 
@@ -277,7 +330,7 @@ static int read_text(struct wss *w, struct result *r)
 	if (st)
 		return st;
 	r->map = r->doc.map;
-	if (alloc_counts(r))
+	if (alloc_counts(w, r))
 		return PMAPS_ERR_TARGET;
 	for (i = 0; i < r->map.nr_vmas; i++) {
 		const struct pmaps_vma *v = &r->map.vmas[i];
@@ -303,21 +356,14 @@ static int read_smaps(struct wss *w, struct result *r)
 	size_t i;
 
 	snprintf(path, sizeof(path), "/proc/%d", w->o.pid);
-	if (stat(path, &st)) {
-		fprintf(stderr, "pmaps wss: no process %d\n", w->o.pid);
-		return PMAPS_ERR_TARGET;
-	}
+	if (stat(path, &st))
+		return target_fail(w, "no process %d", w->o.pid);
 	/* smaps of a zombie is empty: a total of 0, not an error */
-	if (pmaps_check_memory(w->o.pid, w->err, sizeof(w->err))) {
-		pmaps_cmd_report("wss", w->err);
+	if (pmaps_check_memory(w->o.pid, w->err, sizeof(w->err)) ||
+	    pmaps_smaps_read(w->o.pid, &r->map, &stats, w->err,
+			     sizeof(w->err)))
 		return PMAPS_ERR_TARGET;
-	}
-	if (pmaps_smaps_read(w->o.pid, &r->map, &stats, w->err,
-			     sizeof(w->err))) {
-		pmaps_cmd_report("wss", w->err);
-		return PMAPS_ERR_TARGET;
-	}
-	if (alloc_counts(r)) {
+	if (alloc_counts(w, r)) {
 		free(stats);
 		return PMAPS_ERR_TARGET;
 	}
@@ -366,20 +412,14 @@ static int idle_scan(struct wss *w, struct result *r, struct idle_page **pages,
 	*pages = NULL;
 	*nr = 0;
 	if (!ent) {
-		fputs("pmaps wss: out of memory\n", stderr);
+		target_fail(w, "out of memory");
 		goto out;
 	}
 	if (pmaps_smaps_read(w->o.pid, &r->map, &stats, w->err,
-			     sizeof(w->err))) {
-		pmaps_cmd_report("wss", w->err);
+			     sizeof(w->err)) ||
+	    alloc_counts(w, r) ||
+	    pmaps_pagemap_open(&pm, w->o.pid, w->err, sizeof(w->err)))
 		goto out;
-	}
-	if (alloc_counts(r) ||
-	    pmaps_pagemap_open(&pm, w->o.pid, w->err, sizeof(w->err))) {
-		if (r->counts)
-			pmaps_cmd_report("wss", w->err);
-		goto out;
-	}
 	for (i = 0; i < r->map.nr_vmas; i++) {
 		const struct pmaps_vma *v = &r->map.vmas[i];
 		unsigned long long addr;
@@ -394,10 +434,8 @@ static int idle_scan(struct wss *w, struct result *r, struct idle_page **pages,
 			if (n > PM_BATCH)
 				n = PM_BATCH;
 			if (pmaps_pagemap_read(&pm, addr, ent, n, w->err,
-					       sizeof(w->err))) {
-				pmaps_cmd_report("wss", w->err);
+					       sizeof(w->err)))
 				goto out;
-			}
 			for (k = 0; k < n; k++) {
 				uint64_t pfn = pmaps_pm_pfn(ent[k]);
 
@@ -411,8 +449,7 @@ static int idle_scan(struct wss *w, struct result *r, struct idle_page **pages,
 				    pmaps_grow_array((void **)pages, &cap,
 						     *nr + 1,
 						     sizeof(**pages))) {
-					fputs("pmaps wss: out of memory\n",
-					      stderr);
+					target_fail(w, "out of memory");
 					goto out;
 				}
 				(*pages)[*nr].pfn = pfn;
@@ -422,8 +459,8 @@ static int idle_scan(struct wss *w, struct result *r, struct idle_page **pages,
 		}
 	}
 	if (hidden && !*nr) {
-		fprintf(stderr, "pmaps wss: /proc/%d/pagemap shows every PFN as 0: idle page tracking needs root (CAP_SYS_ADMIN)\n",
-			w->o.pid);
+		target_fail(w, "/proc/%d/pagemap shows every PFN as 0: idle page tracking needs root (CAP_SYS_ADMIN)",
+			    w->o.pid);
 		goto out;
 	}
 	if (*nr)
@@ -475,12 +512,9 @@ static int idle_io(struct wss *w, bool write_it, uint64_t *words, size_t n,
 		done = write_it ? pwrite(w->idle_fd, words, n * 8, off) :
 				  pread(w->idle_fd, words, n * 8, off);
 	while (done < 0 && errno == EINTR);
-	if (done < 0) {
-		fprintf(stderr, "pmaps wss: %s %s: %s\n",
-			write_it ? "write" : "read", IDLE_BITMAP,
-			strerror(errno));
-		return PMAPS_ERR_TARGET;
-	}
+	if (done < 0)
+		return target_fail(w, "%s %s: %s", write_it ? "write" : "read",
+				   IDLE_BITMAP, strerror(errno));
 	/* past the last PFN reads as nothing: no page there is idle */
 	if (!write_it && (size_t)done < n * 8)
 		memset((char *)words + done, 0, n * 8 - (size_t)done);
@@ -533,8 +567,7 @@ static int idle_begin(struct wss *w)
 	s->tracked = malloc(nr ? nr : 1);
 	if (!s->pfns || !s->tracked) {
 		free(pages);
-		fputs("pmaps wss: out of memory\n", stderr);
-		return PMAPS_ERR_TARGET;
+		return target_fail(w, "out of memory");
 	}
 	/* a page mapped twice is one PFN */
 	for (i = 0, k = 0; i < nr; i++)
@@ -562,11 +595,10 @@ static int idle_end(struct wss *w, struct result *r)
 	ret = idle_scan(w, r, &pages, &nr);
 	if (ret)
 		return ret;
-	pfns = malloc((nr ? nr : 1) * sizeof(*pfns));
+	pfns = calloc(nr ? nr : 1, sizeof(*pfns));
 	idle = malloc(nr ? nr : 1);
 	if (!pfns || !idle) {
-		fputs("pmaps wss: out of memory\n", stderr);
-		ret = PMAPS_ERR_TARGET;
+		ret = target_fail(w, "out of memory");
 		goto out;
 	}
 	for (i = 0; i < nr; i++)
@@ -632,7 +664,7 @@ static int choose_method(struct wss *w)
 				"measuring needs --clear-refs: idle page tracking is not available (%s: %s), and clear_refs changes the target's state (reclaim takes its pages for not recently used)",
 				IDLE_BITMAP, strerror(errno));
 		if (pmaps_check_memory(w->o.pid, w->err, sizeof(w->err))) {
-			pmaps_cmd_report("wss", w->err);
+			report_unless_gone(w);
 			return PMAPS_ERR_TARGET;
 		}
 		w->idle_fd = open(IDLE_BITMAP, O_RDWR | O_CLOEXEC);
@@ -657,7 +689,7 @@ static int choose_method(struct wss *w)
 			return ret;
 		/* found but malformed: a bug to show, not to work around */
 		if (asked != PMAPS_SRC_AUTO || ret == PMAPS_ERR_INPUT) {
-			pmaps_cmd_report("wss", w->err);
+			report_unless_gone(w);
 			return ret;
 		}
 	}
@@ -665,6 +697,8 @@ static int choose_method(struct wss *w)
 	w->method = METHOD_SMAPS;
 	ret = read_smaps(w, &r);
 	result_free(&r);
+	if (ret)
+		report_unless_gone(w);
 	return ret;
 }
 
@@ -770,6 +804,35 @@ static void print_result(const struct wss *w, const struct result *r,
 		       r->untracked, r->untracked == 1 ? "page" : "pages");
 }
 
+/* Forget what w's process accessed: the start of an interval. */
+static int interval_begin(struct wss *w)
+{
+	return w->method == METHOD_IDLE ? idle_begin(w) : clear_refs(w);
+}
+
+/* What w's process accessed since interval_begin(). */
+static int interval_end(struct wss *w, struct result *r)
+{
+	switch (w->method) {
+	case METHOD_TEXT:
+		return read_text(w, r);
+	case METHOD_SMAPS:
+		return read_smaps(w, r);
+	default:
+		return idle_end(w, r);
+	}
+}
+
+static int write_out(void)
+{
+	if (fflush(stdout)) {
+		fprintf(stderr, "pmaps wss: write error: %s\n",
+			strerror(errno));
+		return PMAPS_ERR_TARGET;
+	}
+	return PMAPS_OK;
+}
+
 static int one_interval(struct wss *w, unsigned long nr,
 			const sigset_t *unblocked)
 {
@@ -778,38 +841,209 @@ static int one_interval(struct wss *w, unsigned long nr,
 	bool whole;
 	int ret;
 
-	ret = w->method == METHOD_IDLE ? idle_begin(w) : clear_refs(w);
-	if (ret)
+	ret = interval_begin(w);
+	if (ret) {
+		pmaps_cmd_report("wss", w->err);
 		return ret;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	whole = wait_until(ts_add(t0, w->o.interval), unblocked);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	switch (w->method) {
-	case METHOD_TEXT:
-		ret = read_text(w, &r);
-		if (ret)
-			pmaps_cmd_report("wss", w->err);
-		break;
-	case METHOD_SMAPS:
-		ret = read_smaps(w, &r);
-		break;
-	default:
-		ret = idle_end(w, &r);
-		break;
-	}
+	ret = interval_end(w, &r);
+	if (ret)
+		pmaps_cmd_report("wss", w->err);
 	if (!ret) {
 		if (nr == 1)
 			printf("%s: %s\n", w->label, method_text(w));
 		else
 			putchar('\n');
 		print_result(w, &r, nr, ts_sub(t1, t0), !whole);
-		if (fflush(stdout)) {
-			fprintf(stderr, "pmaps wss: write error: %s\n",
-				strerror(errno));
-			ret = PMAPS_ERR_TARGET;
-		}
+		ret = write_out();
 	}
 	result_free(&r);
+	return ret;
+}
+
+/* ---- --cgroup: every process of a group ---- */
+
+/* One process of the group in one interval. */
+struct member {
+	struct wss w;			/* the run's settings, for this PID */
+	bool gone;			/* ended, or not readable yet */
+	unsigned long long resident, accessed;
+};
+
+/*
+ * Settle the method on the first member that can be read, skipping any
+ * that ends meanwhile.  With none left, it stays open for the next
+ * interval.
+ */
+static int group_choose(struct wss *w, const int *pids, int n)
+{
+	int i, ret;
+
+	for (i = 0; i < n && !w->chosen; i++) {
+		w->o.pid = pids[i];
+		ret = choose_method(w);
+		if (!ret)
+			w->chosen = true;
+		else if (ret != PMAPS_ERR_TARGET || !pmaps_pid_gone(pids[i]))
+			return ret;
+	}
+	return PMAPS_OK;
+}
+
+/* "what: PID PID ...", for the PIDs of a that b does not list. */
+static void put_missing(const char *what, const int *a, int na,
+			const int *b, int nb)
+{
+	bool any = false;
+	int i, k = 0;
+
+	/* both ascend */
+	for (i = 0; i < na; i++) {
+		while (k < nb && b[k] < a[i])
+			k++;
+		if (k < nb && b[k] == a[i])
+			continue;
+		printf("%s %d", any ? "" : what, a[i]);
+		any = true;
+	}
+	if (any)
+		putchar('\n');
+}
+
+static void print_group(struct wss *w, const struct member *m, int n,
+			unsigned long nr, struct timespec took,
+			bool interrupted)
+{
+	unsigned long long resident = 0, accessed = 0;
+	size_t measured = 0;
+	int i;
+
+	if (!w->said_method) {
+		fputs("group ", stdout);
+		pmaps_put_name(stdout, w->group_dir);
+		printf(": %s\n", w->chosen ? method_text(w) :
+		       "no process to measure yet");
+		w->said_method = w->chosen;
+	} else {
+		putchar('\n');
+	}
+	printf("interval %lu: %lld.%03ld s%s\n", nr, (long long)took.tv_sec,
+	       took.tv_nsec / 1000000, interrupted ? " (interrupted)" : "");
+	printf("%10s %10s %14s %s\n", "RESIDENT", "ACCESSED", "BYTES",
+	       "PROCESS");
+	for (i = 0; i < n; i++) {
+		if (m[i].gone)
+			continue;
+		resident += m[i].resident;
+		accessed += m[i].accessed;
+		measured++;
+		printf("%10llu %10llu %14llu ", m[i].resident, m[i].accessed,
+		       m[i].accessed * w->psize);
+		pmaps_put_name(stdout, m[i].w.label);
+		putchar('\n');
+	}
+	printf("%10llu %10llu %14llu total of %zu process%s\n", resident,
+	       accessed, accessed * w->psize, measured,
+	       measured == 1 ? "" : "es");
+}
+
+/*
+ * One interval over the group as it is listed at its start.  A member
+ * that ends before it is read is gone, and one listed only at the end has
+ * appeared: neither has a whole interval to count.
+ */
+static int group_interval(struct wss *w, unsigned long nr,
+			  const sigset_t *unblocked)
+{
+	struct member *m = NULL;
+	struct timespec t0, t1;
+	int *pids = NULL, *after = NULL, *gone = NULL;
+	unsigned long long untracked = 0;
+	int n, n_after, n_gone = 0, i;
+	bool whole;
+	int ret;
+
+	n = pmaps_cgroup_pids(w->group_dir, &pids, w->err, sizeof(w->err));
+	if (n < 0) {
+		pmaps_cmd_report("wss", w->err);
+		return PMAPS_ERR_TARGET;
+	}
+	ret = group_choose(w, pids, n);
+	m = calloc((size_t)n + 1, sizeof(*m));
+	gone = calloc((size_t)n + 1, sizeof(*gone));
+	if (ret || !m || !gone) {
+		if (!ret)
+			fputs("pmaps wss: out of memory\n", stderr);
+		ret = ret ? ret : PMAPS_ERR_TARGET;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		m[i].w = *w;
+		m[i].w.o.pid = pids[i];
+		pmaps_pid_label(m[i].w.label, sizeof(m[i].w.label), pids[i]);
+		ret = w->chosen ? interval_begin(&m[i].w) : PMAPS_ERR_TARGET;
+		if (ret && w->chosen && report_unless_gone(&m[i].w))
+			goto out;
+		m[i].gone = ret;
+		ret = PMAPS_OK;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	whole = wait_until(ts_add(t0, w->o.interval), unblocked);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	for (i = 0; i < n; i++) {
+		struct result r = { 0 };
+		size_t k;
+
+		if (!m[i].gone) {
+			ret = interval_end(&m[i].w, &r);
+			if (ret && report_unless_gone(&m[i].w)) {
+				result_free(&r);
+				goto out;
+			}
+			m[i].gone = ret;
+			ret = PMAPS_OK;
+		}
+		if (m[i].gone) {
+			gone[n_gone++] = pids[i];
+			result_free(&r);
+			continue;
+		}
+		for (k = 0; k < r.map.nr_vmas; k++) {
+			m[i].resident += r.counts[k].resident;
+			m[i].accessed += r.counts[k].accessed;
+		}
+		untracked += r.untracked;
+		result_free(&r);
+	}
+	n_after = pmaps_cgroup_pids(w->group_dir, &after, w->err,
+				    sizeof(w->err));
+	if (n_after < 0) {
+		pmaps_cmd_report("wss", w->err);
+		ret = PMAPS_ERR_TARGET;
+		goto out;
+	}
+	print_group(w, m, n, nr, ts_sub(t1, t0), !whole);
+	/* the PIDs of the gone against none: all of them */
+	put_missing("gone (ended during the interval, not counted):", gone,
+		    n_gone, NULL, 0);
+	put_missing("appeared (measured from the next interval):", after,
+		    n_after, pids, n);
+	if (untracked)
+		printf("untracked: %llu resident %s could not be marked idle (not on an LRU list)\n",
+		       untracked, untracked == 1 ? "page" : "pages");
+	ret = write_out();
+out:
+	for (i = 0; m && i < n; i++) {
+		free(m[i].w.start.pfns);
+		free(m[i].w.start.tracked);
+	}
+	free(m);
+	free(gone);
+	free(pids);
+	free(after);
 	return ret;
 }
 
@@ -830,10 +1064,21 @@ int pmaps_cmd_wss(int argc, char **argv)
 	ret = parse_args(argc, argv, &w->o);
 	if (ret >= 0)
 		goto out;
-	ret = choose_method(w);
-	if (ret)
-		goto out;
-	pmaps_pid_label(w->label, sizeof(w->label), w->o.pid);
+	if (w->o.group) {
+		/* the method waits for a member to try it on */
+		if (pmaps_cgroup_dir(w->o.group, w->group_dir,
+				     sizeof(w->group_dir), w->err,
+				     sizeof(w->err))) {
+			pmaps_cmd_report("wss", w->err);
+			ret = PMAPS_ERR_TARGET;
+			goto out;
+		}
+	} else {
+		ret = choose_method(w);
+		if (ret)
+			goto out;
+		pmaps_pid_label(w->label, sizeof(w->label), w->o.pid);
+	}
 
 	/* The first signal ends the wait; a second one the program. */
 	memset(&sa, 0, sizeof(sa));
@@ -852,7 +1097,8 @@ int pmaps_cmd_wss(int argc, char **argv)
 	for (nr = 1; !w->o.count || nr <= w->o.count; nr++) {
 		if (stop_pending())
 			break;
-		ret = one_interval(w, nr, &unblocked);
+		ret = w->o.group ? group_interval(w, nr, &unblocked) :
+				   one_interval(w, nr, &unblocked);
 		if (ret || stop_signal)
 			break;
 	}

@@ -38,7 +38,8 @@ trap 'exit 1' HUP INT TERM
 
 tests="lists_exactly_the_members rows_match_each_summary total_is_the_sum
 	default_view_group_line relative_path empty_group vanished_member_skipped
-	not_a_cgroup export_has_the_members watch_two_frames
+	not_a_cgroup export_has_the_members wss_rows_the_members
+	wss_total_is_the_sum wss_gone_and_appeared wss_usage watch_two_frames
 	watch_member_appears watch_member_gone"
 
 skip_all() {
@@ -163,6 +164,90 @@ run "$PMAPS" export --source=pagemap --cgroup "$group"
 	[ "$(grep -o '^pmaps_resident_bytes{pid="[0-9]*"' "$tmp/out" |
 		grep -o '[0-9]*' | sort -nu)" = "$sorted" ]
 result export_has_the_members
+
+# ---- pmaps wss --cgroup ----
+
+# wss_rows FILE: "PID RESIDENT ACCESSED BYTES" per process row
+wss_rows() {
+	awk '/^ *RESIDENT / { on = 1; next }
+		on && $4 ~ /^[0-9]+$/ { print $4, $1, $2, $3 }' "$1"
+}
+# The members' RESIDENT, each as wss of that PID alone counts it: the
+# targets are stopped, so their resident pages stay put.  (ACCESSED is
+# smaps Referenced, which another process touching a shared page sets.)
+run "$PMAPS" wss --clear-refs --source=pagemap -i 0.05 --cgroup "$group"
+cp "$tmp/out" "$tmp/wss"
+wss_rc=$rc
+want=
+for p in $sorted; do
+	"$PMAPS" wss --clear-refs --source=pagemap -i 0.05 "$p" > "$tmp/one"
+	want="$want$p $(awk '$1 == "total" { print $2 }' "$tmp/one")
+"
+done
+[ "$rc" = 0 ] && [ ! -s "$tmp/err" ] &&
+	grep -q "^group $group: clear_refs, then smaps Referenced" "$tmp/wss" &&
+	[ "$(wss_rows "$tmp/wss" | awk '{ print $1, $2 }')
+" = "$want" ]
+result wss_rows_the_members
+[ "$rc" = 0 ] || diag "$tmp/err"
+
+psize=$(getconf PAGESIZE)
+want=$(wss_rows "$tmp/wss" | awk -v ps="$psize" '{ r += $2; a += $3 }
+	END { print r, a, a * ps, "total of", NR, "processes" }')
+got=$(awk '$4 == "total" { print $1, $2, $3, $4, $5, $6, $7 }' "$tmp/wss")
+rc=$wss_rc
+[ -n "$got" ] && [ "$got" = "$want" ] &&
+	[ "$(wss_rows "$tmp/wss" | awk -v ps="$psize" '$4 != $3 * ps')" = "" ]
+result wss_total_is_the_sum
+[ "$got" = "$want" ] || echo "# total '$got', sum of the rows '$want'"
+
+# A member gone before it is measured, and one that joins during the
+# interval.  The group is a directory whose cgroup.procs is a FIFO, so
+# each listing wss takes is written here: the first names a process
+# already reaped and a member, the one at the interval's end adds a
+# second member.  The second write waits until wss has closed the FIFO
+# after the first, or it would read both as one.
+mkdir "$tmp/fifo"
+mkfifo "$tmp/fifo/cgroup.procs"
+set -- $sorted
+sleep 0 & gone=$!
+wait "$gone"
+# Neither side may block for good when the other has failed.
+timeout $((60 * slow)) "$PMAPS" wss --clear-refs --source=pagemap -i 0.05 \
+	--cgroup "$tmp/fifo" > "$tmp/out" 2> "$tmp/err" &
+wss_pid=$!
+wss_has_fifo() {
+	ls -l "/proc/$wss_pid/fd" 2> /dev/null | grep -q "$tmp/fifo/cgroup.procs"
+}
+listing() {
+	timeout $((30 * slow)) sh -c 'printf "%s\n%s\n" "$1" "$2" > "$3"' \
+		sh "$1" "$2" "$tmp/fifo/cgroup.procs"
+}
+listing "$gone" "$1"
+i=0
+while wss_has_fifo && [ $i -lt $((600 * slow)) ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
+listing "$1" "$2"
+wait "$wss_pid"
+rc=$?
+[ "$rc" = 0 ] && [ ! -s "$tmp/err" ] &&
+	[ "$(wss_rows "$tmp/out" | cut -d' ' -f1)" = "$1" ] &&
+	grep -qx "gone (ended during the interval, not counted): $gone" "$tmp/out" &&
+	grep -qx "appeared (measured from the next interval): $2" "$tmp/out"
+result wss_gone_and_appeared
+[ "$rc" = 0 ] || diag "$tmp/err"
+
+"$PMAPS" wss --clear-refs --cgroup "$group" "$1" > /dev/null 2> "$tmp/err1"
+rc1=$?
+"$PMAPS" wss --clear-refs --cgroup "$group" -a > /dev/null 2> "$tmp/err2"
+rc2=$?
+rc=0
+[ "$rc1" = 2 ] && [ "$rc2" = 2 ] &&
+	grep -q "^pmaps wss: expected --cgroup PATH alone, without a PID, got '$1'" "$tmp/err1" &&
+	grep -q '^pmaps wss: --all lists VMAs, and --cgroup shows a row per process' "$tmp/err2"
+result wss_usage
 
 # ---- pmaps watch --cgroup ----
 

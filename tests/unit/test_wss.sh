@@ -38,7 +38,7 @@ done
 result help_lists_every_option
 
 run "$PMAPS" wss
-expect_text no_pid 2 "" "pmaps wss: expected a PID
+expect_text no_pid 2 "" "pmaps wss: expected a PID or --cgroup PATH
 $hint"
 
 run "$PMAPS" wss 1 2
