@@ -12,12 +12,13 @@
  * (a '?' flag, swap of kernel text, huge pages unreadable) has no sample:
  * 0 would read as a fact.
  *
- * Page state per NUMA node: the text format has no node per range yet.
- * range_node() is the one place that would read it; where a range has a
- * node, the page-state families (resident, young, dirty, pte-dirty,
- * shared) get a node label for it, and the per-VMA ones (mapped,
- * swapped, huge) stay per kind.  Without nodes the output has no node
- * label at all.
+ * Page state per NUMA node, with --numa: the ranges of the NUMA files
+ * (or of the pagemap source's move_pages() query) carry a node each.
+ * The page-state families (resident, young, dirty, pte-dirty, shared)
+ * then get a sample per node, labelled node, and one without the label
+ * for ranges whose node is not known ('?'); the per-VMA ones (mapped,
+ * swapped, huge) stay per kind, as a VMA has no one node.  Without
+ * --numa the output has no node label at all.
  *
  * The text also parses as the Prometheus text format 0.0.4 that
  * node_exporter reads: only gauges, and "# UNIT" and "# EOF" are comments
@@ -26,6 +27,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +51,9 @@ static const char export_usage[] =
 "      --cgroup PATH     every process in cgroup PATH and below it (relative\n"
 "                        to the cgroup2 mount); one that ends meanwhile is\n"
 "                        skipped\n"
+"      --numa            a node label on the resident, young, dirty,\n"
+"                        pte-dirty and shared samples, one sample per NUMA\n"
+"                        node, from the NUMA files (see pmaps --numa)\n"
 "      --file-names      a file label on file and shmem samples, one sample\n"
 "                        per file: as many series as mapped files\n"
 "  -o, --output FILE     write FILE.tmp, then rename it to FILE, so that a\n"
@@ -61,12 +66,15 @@ static const char export_usage[] =
 "Exit status: 0 if all went well, 1 if a process could not be read or the\n"
 "output not written (what was read is still written), 2 for bad usage.\n";
 
-enum { OPT_OPENMETRICS = 256, OPT_CGROUP, OPT_FILE_NAMES, OPT_SOURCE };
+enum {
+	OPT_OPENMETRICS = 256, OPT_CGROUP, OPT_FILE_NAMES, OPT_NUMA, OPT_SOURCE
+};
 
 static const struct option export_options[] = {
 	{ "openmetrics", no_argument,	    NULL, OPT_OPENMETRICS },
 	{ "cgroup",	 required_argument, NULL, OPT_CGROUP },
 	{ "file-names",	 no_argument,	    NULL, OPT_FILE_NAMES },
+	{ "numa",	 no_argument,	    NULL, OPT_NUMA },
 	{ "output",	 required_argument, NULL, 'o' },
 	{ "source",	 required_argument, NULL, OPT_SOURCE },
 	{ "help",	 no_argument,	    NULL, 'h' },
@@ -156,6 +164,10 @@ static int parse_args(int argc, char **argv, struct export_opts *o)
 		case OPT_FILE_NAMES:
 			o->file_names = true;
 			break;
+		case OPT_NUMA:
+			/* every source reads what the NUMA files say */
+			pmaps_source_numa = true;
+			break;
 		case 'o':
 			if (!optarg[0])
 				return pmaps_cmd_usage_error("export",
@@ -193,14 +205,10 @@ static int parse_args(int argc, char **argv, struct export_opts *o)
 	return -1;
 }
 
-/*
- * The NUMA node of range r, or -1 when the text does not say.  The text
- * format has no such field yet: this is where it is read once it has.
- */
+/* The NUMA node of range r, or -1 when not known or not asked for. */
 static int range_node(const struct pmaps_range *r)
 {
-	(void)r;
-	return -1;
+	return r->node < 0 || r->node > INT_MAX ? -1 : (int)r->node;
 }
 
 static bool same_file(const char *a, const char *b)

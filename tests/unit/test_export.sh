@@ -26,7 +26,8 @@ trap 'exit 1' HUP INT TERM
 
 tests="parses_as_openmetrics families_are_gauges_in_bytes ends_with_eof
 	sums_match_summary kinds_of_target comm_escaped no_address_labels
-	file_names_only_when_asked output_file_renamed output_file_error
+	file_names_only_when_asked numa_node_labels output_file_renamed
+	output_file_error
 	missing_pid_still_writes usage_errors help_lists_export"
 
 # Debian's python3 has the parser (tests/deps.sh); a python3 first in
@@ -106,7 +107,7 @@ read -r anon_addr psize < "$tmp/layout"
 kill -STOP "$target_pid"
 
 # parse FILE: each sample as "family<TAB>pid<TAB>comm<TAB>kind<TAB>file<TAB>
-# value" into FILE.samples, each family as "name type unit" into
+# value<TAB>label names<TAB>node" into FILE.samples, each family as "name type unit" into
 # FILE.families; false, with the parser's message, if it does not parse.
 parse() {
 	"$py" - "$1" > "$1.parsed" 2> "$1.perr" <<'EOF'
@@ -117,9 +118,9 @@ for f in text_string_to_metric_families(text):
     print("F\t%s\t%s\t%s" % (f.name, f.type, f.unit))
     for s in f.samples:
         l = s.labels
-        print("S\t%s\t%s\t%s\t%s\t%s\t%d\t%s" % (f.name, l.get("pid"),
+        print("S\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s" % (f.name, l.get("pid"),
               l.get("comm"), l.get("kind"), l.get("file", ""),
-              int(s.value), ",".join(sorted(l))))
+              int(s.value), ",".join(sorted(l)), l.get("node", "")))
 EOF
 	st=$?
 	grep '^F' "$1.parsed" | cut -f2- > "$1.families"
@@ -192,8 +193,8 @@ if $parsed; then
 	result comm_escaped
 fi
 
-# Labels: pid, comm, kind and nothing else (no node: no node in the
-# text yet); no value looks like an address.
+# Labels: pid, comm, kind and nothing else (no node without --numa); no
+# value looks like an address.
 grep -v '^#' "$tmp/om" | sed 's/{.*//' | sort -u > "$tmp/names"
 ! grep -q '0x[0-9a-f]\|[0-9a-f]\{8,\}-' "$tmp/om" &&
 	! grep -v '^#' "$tmp/om" | grep -v '^pmaps_[a-z_]*_bytes{pid="[0-9]*",comm="ex\\"p\\\\t",kind="[a-z]*"} [0-9]*$' |
@@ -209,6 +210,35 @@ if $parsed; then
 			END { exit bad || !n }' "$tmp/fn.samples" &&
 		! cut -f5 "$tmp/om.samples" | grep -q .
 	result file_names_only_when_asked
+fi
+
+# --numa: the page-state families come per node, each node one the
+# machine has, and per kind they add up to the samples without --numa;
+# the per-VMA families have no node label.
+if $parsed; then
+	run "$PMAPS" export --numa --source=pagemap "$target_pid"
+	cp "$tmp/out" "$tmp/numa"
+	nodes=$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null |
+		sed 's/.*node//' | sort -n | xargs)
+	# per_kind FILE: "family kind bytes" of the page-state families,
+	# summed over nodes
+	per_kind() {
+		awk -F '\t' '$1 ~ /^pmaps_(resident|dirty|pte_dirty|young)_bytes$/ {
+			s[$1 " " $4] += $6 } END { for (k in s) print k, s[k] }' "$1" |
+			sort
+	}
+	parse "$tmp/numa" && [ "$rc" = 0 ] && [ ! -s "$tmp/err" ] &&
+		awk -F '\t' -v nodes=" $nodes " '
+			$1 ~ /^pmaps_(mapped|swapped|huge)_bytes$/ && $8 != "" { bad = 1 }
+			$1 ~ /^pmaps_(resident|dirty|pte_dirty|young|shared)_bytes$/ {
+				if (index(nodes, " " $8 " ") == 0) bad = 1; n++ }
+			END { exit bad || !n }' "$tmp/numa.samples" &&
+		[ "$(per_kind "$tmp/numa.samples")" = "$(per_kind "$tmp/om.samples")" ]
+	result numa_node_labels
+	[ "$rc" = 0 ] || diag "$tmp/err"
+	echo "# nodes: $nodes"
+else
+	lacks "python3-prometheus-client" numa_node_labels
 fi
 
 mkdir "$tmp/textfile"
