@@ -2,16 +2,20 @@
 /*
  * A demo target with a layout worth looking at: pages shared copy-on-write
  * with a child (mapcount 2), written anonymous pages with a hole, a read
- * page of zeroes (not listed) and a shared file mapping at an offset.  It
- * prints its PID once all is in place and waits to be killed.
+ * page of zeroes (not listed) and a shared file mapping at an offset.  On
+ * a guest with a second NUMA node (QEMU_NUMA=1), also eight pages bound to
+ * each node, for the NUMA files.  It prints its PID once all is in place
+ * and waits to be killed.
  */
 #include <fcntl.h>
+#include <linux/mempolicy.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define DEMO_PAGES	32
@@ -25,6 +29,29 @@ static void *map_or_die(size_t len, int prot, int flags, int fd, off_t off)
 		exit(1);
 	}
 	return p;
+}
+
+/* Pages [0, 8) on node 0 and [8, 16) on node 1, when there is a node 1. */
+static void place_on_nodes(long page)
+{
+	unsigned long node;
+	char *numa;
+	int i;
+
+	if (access("/sys/devices/system/node/node1", F_OK))
+		return;
+	numa = map_or_die(16 * page, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	madvise(numa, 16 * page, MADV_NOHUGEPAGE);
+	for (i = 0; i < 2; i++) {
+		node = 1UL << i;
+		if (syscall(SYS_mbind, numa + i * 8 * page, 8 * page,
+			    MPOL_BIND, &node, sizeof(node) * 8, 0)) {
+			perror("demo: mbind");
+			exit(1);
+		}
+	}
+	memset(numa, 3, 16 * page);
 }
 
 int main(void)
@@ -68,6 +95,7 @@ int main(void)
 	for (i = 0; i < 8; i++)
 		sink = file[i * page];
 	(void)sink;
+	place_on_nodes(page);
 
 	printf("%d\n", getpid());
 	fclose(stdout);
