@@ -5,25 +5,31 @@
 # the raw text.
 n=0
 failed=0
+# A test returns 0 (ok), 4 (skip, as kselftest's KSFT_SKIP, with
+# $skip_reason), or anything else (not ok).
 check() {
 	name=$1
 	shift
 	n=$((n + 1))
-	if "$@"; then
-		echo "ok $n $name"
-	else
+	skip_reason=
+	"$@"
+	case $? in
+	0) echo "ok $n $name" ;;
+	4) echo "ok $n $name # SKIP $skip_reason" ;;
+	*)
 		failed=1
 		echo "not ok $n $name"
-	fi
+		;;
+	esac
 }
 
 tests="test_raw_is_module_text test_source_is_found test_tsv_is_same_model
-	test_summary_total_resident"
+	test_summary_total_resident test_cgroup_three_processes"
 
 . /lib.sh
 
 echo "TAP version 13"
-echo "1..4"
+echo "1..5"
 
 # Without a target there is nothing to test: each test fails.
 if ! start_demo /tmp/cli-demo.pid; then
@@ -88,6 +94,55 @@ test_summary_total_resident() {
 	want=$(awk -F'\t' '/^[0-9]+\t/ { n += $2 } END { print n * 4 }' "/proc/pmaps_ext/$pid")
 	got=$(pmaps --summary "$pid" | awk '$1 == "total" { print $4 }')
 	[ "$want" = "$got" ] || { echo "# resident KiB: want $want, got $got"; return 1; }
+}
+
+# The PIDs of the lines of FILE matching pattern PAT, as pmaps prints
+# them ("PID (comm)..." at the start, or pid="PID"), sorted.
+pids_of() {
+	sed -n "s/$2/\\1/p" "$1" | sort -nu
+}
+
+# pmaps --cgroup, wss --cgroup and export --cgroup over a cgroup v2 that
+# holds three processes, one in a child cgroup: each must list exactly
+# those three, read from the module (or the patched kernel).
+test_cgroup_three_processes() {
+	grep -qw cgroup2 /proc/filesystems || {
+		skip_reason="no cgroup2 in this kernel"
+		return 4
+	}
+	mnt=/tmp/cgroup2
+	mkdir -p "$mnt"
+	mount -t cgroup2 none "$mnt" || return 1
+	mkdir "$mnt/g" "$mnt/g/sub"
+	cg_pids=
+	for where in g g g/sub; do
+		sleep 1000 &
+		cg_pids="$cg_pids $!"
+		echo $! > "$mnt/$where/cgroup.procs"
+	done
+	want=$(echo $cg_pids | tr ' ' '\n' | sort -n)
+	source=module
+	[ -e "/proc/$pid/pmaps" ] && source=kernel
+	bad=
+	pmaps --cgroup "$mnt/g" --summary > /tmp/cg-summary.txt 2>&1 || bad="$bad summary-status"
+	[ "$(pids_of /tmp/cg-summary.txt '^\([0-9]*\) (.*): source .*')" = "$want" ] || bad="$bad summary-pids"
+	[ "$(grep -c ": source $source\$" /tmp/cg-summary.txt)" = 3 ] || bad="$bad summary-source"
+	grep -q "^group $mnt/g: 3 processes\$" /tmp/cg-summary.txt || bad="$bad summary-group"
+	pmaps wss --clear-refs --cgroup "$mnt/g" -i 0.1 > /tmp/cg-wss.txt 2>&1 || bad="$bad wss-status"
+	[ "$(pids_of /tmp/cg-wss.txt '^ *[0-9]* *[0-9]* *[0-9]* \([0-9]*\) (.*)$')" = "$want" ] || bad="$bad wss-pids"
+	grep -q "(source $source)\$" /tmp/cg-wss.txt || bad="$bad wss-source"
+	pmaps export --cgroup "$mnt/g" > /tmp/cg-export.txt 2>&1 || bad="$bad export-status"
+	[ "$(pids_of /tmp/cg-export.txt '^pmaps_resident_bytes{pid="\([0-9]*\)".*')" = "$want" ] || bad="$bad export-pids"
+	kill $cg_pids
+	wait $cg_pids 2> /dev/null
+	rmdir "$mnt/g/sub" "$mnt/g"
+	umount "$mnt"
+	[ -z "$bad" ] && return 0
+	echo "# failed:$bad"
+	for f in /tmp/cg-summary.txt /tmp/cg-wss.txt; do
+		head -n 20 "$f" | sed 's/^/# /'
+	done
+	return 1
 }
 
 for t in $tests; do
