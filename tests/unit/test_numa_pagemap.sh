@@ -21,7 +21,7 @@ trap 'exit 1' HUP INT TERM
 
 tests="numa_columns_on_every_range numa_node_zero numa_same_pages
 	numa_small_pages_4k numa_thp_2048 numa_off_unchanged
-	numa_map_by_node"
+	numa_map_by_node numa_map_by_size"
 nodes=$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | wc -l)
 if [ "$(id -u)" != 0 ] || [ "$nodes" != 1 ] ||
    [ "$(getconf PAGESIZE)" != 4096 ]; then
@@ -138,5 +138,20 @@ run "$PMAPS" map --numa --source=pagemap --by node --color=never --width 80 \
 [ "$rc" = 0 ] && grep -q '^legend: \. not present  0 node 0' "$tmp/out" &&
 	grep -qx "  0*$small 00000000" "$tmp/out"
 result numa_map_by_node
+
+# map --by size: the small pages' row all 4 KiB; the THP's first row all
+# 2 MiB where the kernel gave one (the MADV_HUGEPAGE region is a VMA of its
+# own, so its rows start at $huge: 64 characters of 2 pages each).
+run "$PMAPS" map --numa --source=pagemap --by size --color=never --width 80 \
+	"$target_pid"
+cp "$tmp/out" "$tmp/by-size"
+hs=$(printf 'H%.0s' $(seq 64))
+[ "$rc" = 0 ] && grep -qx "  0*$small SSSSSSSS" "$tmp/by-size" &&
+	if [ "${thp_kb:-0}" != 0 ]; then
+		grep -qx "  0*$huge $hs" "$tmp/by-size"
+	else
+		echo "# no THP given: only the small pages checked"
+	fi
+result numa_map_by_size
 
 tap_done
