@@ -4,7 +4,8 @@
  * arena and in two thread arenas, then one line per chunk it made on
  * stdout, "ADDR SIZE STATE" (chunk addresses, sizes with the header, the
  * state pmaps heap --chunks must show), and "mmap ADDR SIZE" for a chunk
- * served by mmap; then it closes stdout and waits to be killed.  The second thread also
+ * served by mmap (one of 1 MiB, and more in mappings the kernel merges);
+ * then it closes stdout and waits to be killed.  The second thread also
  * fills more than one heap (HEAP_MAX_SIZE is 64 MiB) with chunks in use.
  *
  *   heap_target           the pattern
@@ -19,10 +20,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #define MAX_LINES	2048
 #define GROW_CHUNKS	600		/* of 120 KiB: two heaps */
+#define MMAP_MERGED	5		/* chunks served by mmap, one freed */
 
 static char out[MAX_LINES * 48];
 static size_t out_len;
@@ -101,6 +104,49 @@ static void *thread_main(void *arg)
 	return NULL;
 }
 
+/* "mmap ADDR SIZE" for p, a chunk served by mmap: its size field. */
+static void mmapped(void *p)
+{
+	/* the size field, 8 bytes below p: a pointer of its own */
+	const size_t *hdr = (const size_t *)((uintptr_t)p - 16);
+
+	out_len += (size_t)snprintf(out + out_len, sizeof(out) - out_len,
+				    "mmap %lx %zu\n",
+				    (unsigned long)((uintptr_t)p - 16),
+				    hdr[1] & ~(size_t)7);
+}
+
+/*
+ * Chunks served by mmap in one mapping: each mmap lands right below the
+ * last, and the kernel merges adjacent anonymous mappings.  The middle
+ * one is freed, and its pages mapped again, not zeroed, so that chunks
+ * also start after memory that is no chunk.  (Its free raises malloc's
+ * mmap threshold: the pattern after stays in the heap, as before.)
+ */
+static void mmapped_merged(void)
+{
+	void *p[MMAP_MERGED];
+	const size_t *hdr;
+	size_t hole_size;
+	uintptr_t hole;
+	int i;
+
+	for (i = 0; i < MMAP_MERGED; i++)
+		p[i] = malloc(200 << 10);
+	hole = (uintptr_t)p[MMAP_MERGED / 2] - 16;
+	hdr = (const size_t *)hole;
+	hole_size = hdr[1] & ~(size_t)7;
+	free(p[MMAP_MERGED / 2]);
+	if (mmap((void *)hole, hole_size, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) !=
+	    (void *)hole)
+		exit(1);
+	memset((void *)hole, 0x5a, hole_size);
+	for (i = 0; i < MMAP_MERGED; i++)
+		if (i != MMAP_MERGED / 2)
+			mmapped(p[i]);
+}
+
 int main(int argc, char **argv)
 {
 	pthread_t th[2];
@@ -117,11 +163,9 @@ int main(int argc, char **argv)
 	}
 	/* first, as above */
 	m = malloc(1 << 20);
+	mmapped(m);
+	mmapped_merged();
 	pattern();
-	out_len += (size_t)snprintf(out + out_len, sizeof(out) - out_len,
-				    "mmap %lx %d\n",
-				    (unsigned long)((uintptr_t)m - 16),
-				    (1 << 20) + 4096);
 	if (argc > 1 && !strcmp(argv[1], "corrupt")) {
 		/* a size field that is not a multiple of 16 */
 		void *p = malloc(0x28);

@@ -3,7 +3,8 @@
  * The chunk walker (userspace/lib/heap.c) on memory images built chunk by
  * chunk with glibc 2.36's layout: a main arena whose heap has a chunk on
  * every kind of list, with main_arena given (as debug symbols give it),
- * found without it, and not found; a thread arena; and heaps corrupted in
+ * found without it, and not found; a thread arena; chunks served by mmap
+ * in merged mappings; and heaps corrupted in
  * the ways the walker must refuse with a message, not a crash or a loop.
  */
 #include <inttypes.h>
@@ -224,12 +225,34 @@ static void test_main_not_found(void)
 }
 
 /* A thread arena in its own heap, on the ring with main_arena. */
-static void test_thread_arena(void)
+/*
+ * A thread arena in its own heap at THREAD_HEAP, on the ring with
+ * main_arena: header, tcache, a chunk in use, top.  Its mapping begins
+ * below bytes earlier, as when the kernel merged it with one below.
+ */
+static void build_thread(struct img *im, uint64_t below)
 {
 	uint64_t arena = THREAD_HEAP + lay.heap_info_size;
 	uint64_t first = (arena + lay.ms_size + 15) & ~15ULL;
 	uint64_t used = first + TCACHE_CHUNK, top = used + 0x40;
 	uint64_t size = 0x21000, end = THREAD_HEAP + size;
+
+	img_add(im, THREAD_HEAP - below, size + below, "rw-p", "");
+	img_put64(im, THREAD_HEAP, arena);	/* ar_ptr */
+	img_put64(im, THREAD_HEAP + 16, size);
+	img_put64(im, THREAD_HEAP + 24, size);
+	empty_bins(im, arena);
+	img_put64(im, arena + lay.ms_top, top);
+	img_put64(im, arena + lay.ms_next, MAIN_ARENA);
+	img_put64(im, MAIN_ARENA + lay.ms_next, arena);
+	img_put64(im, first + 8, TCACHE_CHUNK | 5);
+	img_put64(im, used + 8, 0x40 | 5);
+	img_put64(im, top + 8, (end - top) | 1);
+}
+
+static void test_thread_arena(void)
+{
+	uint64_t arena = THREAD_HEAP + lay.heap_info_size;
 	struct pmaps_heap_report r;
 	struct img im;
 	char err[512];
@@ -238,17 +261,7 @@ static void test_thread_arena(void)
 	for (i = 0; i < 2; i++) {
 		img_init(&im);
 		build_main(&im, true);
-		img_add(&im, THREAD_HEAP, size, "rw-p", "");
-		img_put64(&im, THREAD_HEAP, arena);	/* ar_ptr */
-		img_put64(&im, THREAD_HEAP + 16, size);
-		img_put64(&im, THREAD_HEAP + 24, size);
-		empty_bins(&im, arena);
-		img_put64(&im, arena + lay.ms_top, top);
-		img_put64(&im, arena + lay.ms_next, MAIN_ARENA);
-		img_put64(&im, MAIN_ARENA + lay.ms_next, arena);
-		img_put64(&im, first + 8, TCACHE_CHUNK | 5);
-		img_put64(&im, used + 8, 0x40 | 5);
-		img_put64(&im, top + 8, (end - top) | 1);
+		build_thread(&im, 0);
 		tap_check(!walk(&im, i ? MAIN_ARENA : 0, &r, err, sizeof(err)),
 			  "walk (%s symbols): %s", i ? "with" : "without", err);
 		tap_check(r.nr_arenas == 2 && r.arenas[0].addr == MAIN_ARENA &&
@@ -267,6 +280,66 @@ static void test_thread_arena(void)
 		img_free(&im);
 	}
 	tap_test_done("thread_arena");
+}
+
+#define MMAPS		0x7f2000000000ULL
+#define PG		0x1000ULL
+
+/*
+ * Chunks served by mmap in mappings the kernel merged: after other
+ * chunks, after pages that are no chunk, and below a thread heap; and
+ * page headers that only look like one (size 0, too large) refused.
+ */
+static void test_mmapped_merged(void)
+{
+	static const uint64_t want[][2] = {
+		{ THREAD_HEAP - 4 * PG, 2 * PG },
+		{ THREAD_HEAP - 2 * PG, 2 * PG },
+		{ MMAPS, 2 * PG }, { MMAPS + 3 * PG, PG },
+		{ MMAPS + 7 * PG, PG },
+	};
+	struct pmaps_heap_report r;
+	struct img im;
+	char err[512];
+	size_t i;
+	bool same;
+
+	img_init(&im);
+	build_main(&im, true);
+	/* in order of address: below the thread heap 1 page of no chunk, 2, 2 */
+	build_thread(&im, 5 * PG);
+	memset(img_at(&im, THREAD_HEAP - 5 * PG, 1), 0x5a, PG);
+	img_put64(&im, THREAD_HEAP - 4 * PG + 8, 2 * PG | 2);
+	img_put64(&im, THREAD_HEAP - 2 * PG + 8, 2 * PG | 2);
+	/* 2 pages, 1 of no chunk, 1, size 0, too large, no chunk, 1 */
+	memset(img_add(&im, MMAPS, 8 * PG, "rw-p", ""), 0x5a, 8 * PG);
+	img_put64(&im, MMAPS, 0);
+	img_put64(&im, MMAPS + 8, 2 * PG | 2);
+	img_put64(&im, MMAPS + 3 * PG, 0);
+	img_put64(&im, MMAPS + 3 * PG + 8, PG | 2);
+	img_put64(&im, MMAPS + 4 * PG, 0);
+	img_put64(&im, MMAPS + 4 * PG + 8, 2);
+	img_put64(&im, MMAPS + 5 * PG, 0);
+	img_put64(&im, MMAPS + 5 * PG + 8, 4 * PG | 2);
+	img_put64(&im, MMAPS + 7 * PG, 0);
+	img_put64(&im, MMAPS + 7 * PG + 8, PG | 2);
+	tap_check(!walk(&im, MAIN_ARENA, &r, err, sizeof(err)),
+		  "walk: %s", err);
+	same = r.nr_mmapped == sizeof(want) / sizeof(want[0]);
+	for (i = 0; same && i < r.nr_mmapped; i++)
+		same = r.mmapped[i].addr == want[i][0] &&
+		       r.mmapped[i].size == want[i][1];
+	tap_check(same, "%zu chunks served by mmap found, expected %zu",
+		  r.nr_mmapped, sizeof(want) / sizeof(want[0]));
+	for (i = 0; !same && i < r.nr_mmapped; i++)
+		tap_diag("found 0x%" PRIx64 " of %" PRIu64, r.mmapped[i].addr,
+			 r.mmapped[i].size);
+	tap_check(r.nr_arenas == 2 && r.arenas[1].nr_heaps == 1 &&
+		  r.arenas[1].heaps[0].start == THREAD_HEAP,
+		  "the thread heap above them is walked");
+	pmaps_heap_report_free(&r);
+	img_free(&im);
+	tap_test_done("mmapped_chunks_in_merged_mappings");
 }
 
 /* Corruption: each must fail with a message naming what was expected. */
@@ -363,13 +436,14 @@ static void test_layouts(void)
 int main(void)
 {
 	pmaps_glibc_layout_for(2, 36, &lay);
-	tap_plan(7);
+	tap_plan(8);
 	test_layouts();
 	test_units_used();
 	test_main_with_symbols();
 	test_main_found_by_top();
 	test_main_not_found();
 	test_thread_arena();
+	test_mmapped_merged();
 	test_corrupt();
 	return tap_failed_tests ? 1 : 0;
 }

@@ -92,6 +92,29 @@ grep -q "layout from debug symbols (/usr/lib/debug/.build-id/" "$tmp/out" &&
 	! grep -q '^note: main_arena' "$tmp/out"
 result layout_from_debug_symbols
 
+# The chunks served by mmap, where the kernel merged their mappings: the
+# target's lie in fewer mappings than there are of them, and every one is
+# found (chunks_match), as many as mp_ counts.
+set -- $(awk '
+	function hex(x,   i, v) {
+		v = 0
+		for (i = 1; i <= length(x); i++)
+			v = v * 16 + index("0123456789abcdef", substr(x, i, 1)) - 1
+		return v
+	}
+	NR == FNR { if ($1 == "mmap") a[++n] = hex($2); next }
+	{
+		split($1, r, "-")
+		for (i = 1; i <= n; i++)
+			if (a[i] >= hex(r[1]) && a[i] < hex(r[2])) m[$1] = 1
+	}
+	END { for (k in m) c++; print n, c }' "$tmp/layout" "/proc/$pid/maps")
+echo "# $1 chunks served by mmap in $2 mappings"
+[ "$2" -lt "$1" ] && grep -q "^chunks served by mmap: $1, " "$tmp/chunks_dbg" &&
+	! grep -q '^note: mp_ counts' "$tmp/chunks_dbg"
+result mmapped_chunks_in_merged_mappings
+grep '^note: mp_ counts' "$tmp/chunks_dbg" | diag
+
 run "$PMAPS" heap --chunks --debug-dir "$tmp/empty" "$pid"
 [ "$rc" = 0 ] && chunks_match &&
 	grep -q "from the heaps (no debug symbols: $tmp/empty/.build-id/" \

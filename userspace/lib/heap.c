@@ -890,55 +890,148 @@ static bool main_arena_checks(struct walk *w, uint64_t addr)
 
 /* ---- mmapped chunks ---- */
 
-static bool in_heap(const struct walk *w, uint64_t addr)
+/*
+ * Pages of anonymous memory whose first 16 bytes are read for the header
+ * of a chunk served by mmap, at most: bounded work in a process with much
+ * of it (1 GiB of 4 KiB pages).
+ */
+#define MMAP_SCAN_PAGES	(1U << 18)
+/* Headers read in one call. */
+#define MMAP_SCAN_BATCH	256
+
+/*
+ * The first part of [addr, end) known to be a heap, not chunks served by
+ * mmap: a heap, or for a thread arena's the 64 MiB reserved for it, whose
+ * rw part can merge with a mapping below.  Returns its start (end when
+ * there is none) and its end in *skip_end.
+ */
+static uint64_t next_heap(const struct walk *w, uint64_t addr, uint64_t end,
+			  uint64_t *skip_end)
 {
+	uint64_t best = end;
 	size_t i, j;
 
-	for (i = 0; i < w->r->nr_arenas; i++)
-		for (j = 0; j < w->r->arenas[i].nr_heaps; j++)
-			if (addr >= w->r->arenas[i].heaps[j].start &&
-			    addr < w->r->arenas[i].heaps[j].end)
-				return true;
-	return false;
+	*skip_end = end;
+	for (i = 0; i < w->r->nr_arenas; i++) {
+		const struct pmaps_arena *a = &w->r->arenas[i];
+
+		for (j = 0; j < a->nr_heaps; j++) {
+			uint64_t s = a->heaps[j].start, e = a->heaps[j].end;
+
+			if (!a->main) {
+				s &= ~(HEAP_MAX_SIZE - 1);
+				e = s + HEAP_MAX_SIZE;
+			}
+			if (e <= addr || s >= best)
+				continue;
+			best = s > addr ? s : addr;
+			*skip_end = e;
+		}
+	}
+	return best;
 }
 
 /*
- * Chunks served by mmap: anonymous mappings that begin with a chunk
- * header of prev_size 0, IS_MMAPPED alone, and a size in pages that fits;
- * mappings merge, so the next may follow.
+ * The header of a chunk served by mmap at addr, below limit: prev_size 0
+ * (the mmap is page aligned, no offset), IS_MMAPPED alone, and a size in
+ * whole pages that fits.
+ */
+static bool mmapped_header(const uint64_t hdr[2], uint64_t addr,
+			   uint64_t limit)
+{
+	uint64_t size = hdr[1] & ~SIZE_BITS;
+
+	return !hdr[0] && (hdr[1] & SIZE_BITS) == IS_MMAPPED &&
+	       size >= PAGE && !(size % PAGE) && size <= limit - addr;
+}
+
+/* The 16 bytes at each of n addresses; one that cannot be read is 0s. */
+static void read_headers(struct walk *w, const uint64_t *addrs, size_t n,
+			 uint64_t (*hdrs)[2])
+{
+	size_t k;
+
+	if (w->mem->read_each &&
+	    !w->mem->read_each(w->mem->ctx, addrs, n, sizeof(hdrs[0]), hdrs))
+		return;
+	for (k = 0; k < n; k++)
+		if (w->mem->read(w->mem->ctx, addrs[k], hdrs[k],
+				 sizeof(hdrs[k])))
+			memset(hdrs[k], 0, sizeof(hdrs[k]));
+}
+
+/*
+ * Chunks served by mmap: page-aligned chunk headers in anonymous rw
+ * mappings.  Not only where a mapping begins: the kernel merges adjacent
+ * anonymous mappings, so a chunk can start on any page of one, after
+ * another chunk or after memory that is no chunk.  Every page not inside
+ * a chunk found or a heap is looked at, MMAP_SCAN_BATCH headers a read.
  */
 static int mmapped_chunks(struct walk *w)
 {
+	uint64_t addrs[MMAP_SCAN_BATCH], hdrs[MMAP_SCAN_BATCH][2];
+	uint64_t bytes = 0, pages = 0;
 	size_t i, cap = 0;
-	uint64_t bytes = 0;
+	bool capped = false;
 
-	for (i = 0; i < w->mem->nr_maps; i++) {
+	for (i = 0; i < w->mem->nr_maps && !capped; i++) {
 		const struct pmaps_heap_mapping *m = &w->mem->maps[i];
-		uint64_t addr = m->start, hdr[2];
+		uint64_t addr = m->start;
 
 		if (strcmp(m->perms, "rw-p") || !is_anon(m) ||
-		    !strcmp(m->name, "[heap]") || in_heap(w, m->start))
+		    !strcmp(m->name, "[heap]") || m->start % PAGE)
 			continue;
-		while (addr < m->end && m->end - addr >= PAGE) {
-			if (w->mem->read(w->mem->ctx, addr, hdr, sizeof(hdr)))
+		while (addr < m->end) {
+			uint64_t skip_end, limit, next;
+			size_t n = 0, k;
+
+			limit = next_heap(w, addr, m->end, &skip_end);
+			if (limit == addr) {
+				addr = (skip_end + PAGE - 1) & ~(PAGE - 1);
+				continue;
+			}
+			while (n < MMAP_SCAN_BATCH &&
+			       addr + n * PAGE < limit &&
+			       limit - (addr + n * PAGE) >= PAGE) {
+				addrs[n] = addr + n * PAGE;
+				n++;
+			}
+			if (!n) {
+				addr = limit;
+				continue;
+			}
+			if (pages + n > MMAP_SCAN_PAGES) {
+				capped = true;
 				break;
-			if (hdr[0] || (hdr[1] & SIZE_BITS) != IS_MMAPPED ||
-			    hdr[1] % PAGE != IS_MMAPPED ||
-			    (hdr[1] & ~SIZE_BITS) > m->end - addr)
-				break;
-			if (pmaps_grow_array((void **)&w->r->mmapped, &cap,
-					     w->r->nr_mmapped + 1,
-					     sizeof(*w->r->mmapped)))
-				return fail(w, "out of memory");
-			w->r->mmapped[w->r->nr_mmapped].addr = addr;
-			w->r->mmapped[w->r->nr_mmapped].size =
-				hdr[1] & ~SIZE_BITS;
-			w->r->mmapped[w->r->nr_mmapped++].kind =
-				PMAPS_CHUNK_USED;
-			bytes += hdr[1] & ~SIZE_BITS;
-			addr += hdr[1] & ~SIZE_BITS;
+			}
+			pages += n;
+			read_headers(w, addrs, n, hdrs);
+			next = addrs[n - 1] + PAGE;
+			for (k = 0; k < n; k++) {
+				uint64_t size = hdrs[k][1] & ~SIZE_BITS;
+
+				if (addrs[k] < addr ||
+				    !mmapped_header(hdrs[k], addrs[k], limit))
+					continue;
+				if (pmaps_grow_array((void **)&w->r->mmapped,
+						     &cap, w->r->nr_mmapped + 1,
+						     sizeof(*w->r->mmapped)))
+					return fail(w, "out of memory");
+				w->r->mmapped[w->r->nr_mmapped].addr = addrs[k];
+				w->r->mmapped[w->r->nr_mmapped].size = size;
+				w->r->mmapped[w->r->nr_mmapped++].kind =
+					PMAPS_CHUNK_USED;
+				bytes += size;
+				/* its pages are its data: not looked at */
+				addr = addrs[k] + size;
+			}
+			if (next > addr)
+				addr = next;
 		}
 	}
+	if (capped)
+		pmaps_heap_note(w->r, "chunks served by mmap were looked for in the first %u pages of anonymous memory only: there may be more",
+				MMAP_SCAN_PAGES);
 	if (!w->lay.have_mp)
 		pmaps_heap_note(w->r, "chunks served by mmap are found by their headers; without mp_ from debug symbols their count is not checked");
 	else if ((long long)w->r->nr_mmapped != w->lay.n_mmaps ||

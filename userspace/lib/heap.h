@@ -41,6 +41,13 @@ struct pmaps_heap_mem {
 	size_t nr_maps;
 	int (*read)(void *ctx, uint64_t addr, void *buf, size_t len);
 	void *ctx;
+	/*
+	 * Optional: len bytes at each of n addresses, one after the other
+	 * into buf, 0 when all were read.  Many small reads in one call (a
+	 * live process: one process_vm_readv); NULL: read, one by one.
+	 */
+	int (*read_each)(void *ctx, const uint64_t *addrs, size_t n,
+			 size_t len, void *buf);
 };
 
 /*

@@ -177,6 +177,26 @@ static int proc_read(void *ctx, uint64_t addr, void *buf, size_t len)
 	return 0;
 }
 
+/* One process_vm_readv for them all: a read per page would cost a call
+ * per page. */
+static int proc_read_each(void *ctx, const uint64_t *addrs, size_t n,
+			  size_t len, void *buf)
+{
+	const struct proc_mem *p = ctx;
+	struct iovec local = { buf, n * len }, remote[256];
+	ssize_t got;
+	size_t i;
+
+	if (n > sizeof(remote) / sizeof(remote[0]))
+		return -1;
+	for (i = 0; i < n; i++) {
+		remote[i].iov_base = (void *)(uintptr_t)addrs[i];
+		remote[i].iov_len = len;
+	}
+	got = process_vm_readv(p->pid, &local, 1, remote, n, 0);
+	return got == (ssize_t)(n * len) ? 0 : -1;
+}
+
 static void free_maps(struct pmaps_heap_mem *mem)
 {
 	size_t i;
@@ -358,7 +378,9 @@ static int read_stopped(int pid, const char *debug_dir,
 	int walk_failed = 0;
 	struct frozen frozen = { 0 };
 	struct proc_mem pm = { pid };
-	struct pmaps_heap_mem mem = { .read = proc_read, .ctx = &pm };
+	struct pmaps_heap_mem mem = {
+		.read = proc_read, .read_each = proc_read_each, .ctx = &pm,
+	};
 	const struct pmaps_heap_mapping *libc;
 	struct pmaps_glibc_layout lay;
 	struct pmaps_glibc_symbols syms;
