@@ -63,6 +63,9 @@ enum pmaps_status {
 	PMAPS_OK = 0,
 	PMAPS_ERR_TARGET = 1,	/* no such process, permission, no source */
 	PMAPS_ERR_INPUT = 2,	/* malformed text, bad usage */
+	/* pmaps heap: not "cannot read", which another try may mend */
+	PMAPS_ERR_HEAP_CORRUPT = 3,	/* glibc's heap, corrupted */
+	PMAPS_ERR_HEAP_FOREIGN = 4,	/* another allocator than glibc's */
 };
 
 /*

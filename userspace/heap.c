@@ -79,9 +79,10 @@ static const char heap_usage[] =
 "read from them; without, what the heaps show is used, and the output says\n"
 "what could not be known.\n"
 "\n"
-"Exit status: 0 if all went well; 1 if the process could not be read, or\n"
-"its heap is not glibc's or is corrupted (the message says where); 2 for\n"
-"bad usage.\n";
+"Exit status: 0 if all went well; 1 if the process could not be read; 2\n"
+"for bad usage; 3 if its heap is glibc's but corrupted, in every read (the\n"
+"message says where); 4 if it allocates with another allocator (jemalloc,\n"
+"tcmalloc, mimalloc, Hoard, musl).\n";
 
 enum view { VIEW_MAP, VIEW_SUMMARY, VIEW_CHUNKS, VIEW_JSON, VIEW_PNG };
 
@@ -792,9 +793,12 @@ int pmaps_cmd_heap(int argc, char **argv)
 		pmaps_cmd_report("heap", err);
 		return st;
 	}
-	if (pmaps_heap_read_pid(o.pid, o.debug_dir, &r, err, sizeof(err))) {
+	st = pmaps_heap_read_pid(o.pid, o.debug_dir, &r, err, sizeof(err));
+	if (st) {
 		fprintf(stderr, "pmaps heap: %s\n", err);
-		return PMAPS_ERR_TARGET;
+		return st == PMAPS_HEAP_ERR_CORRUPT ? PMAPS_ERR_HEAP_CORRUPT :
+		       st == PMAPS_HEAP_ERR_FOREIGN ? PMAPS_ERR_HEAP_FOREIGN :
+		       PMAPS_ERR_TARGET;
 	}
 	pmaps_pid_label(o.label, sizeof(o.label), o.pid);
 	switch (o.view) {

@@ -5,8 +5,8 @@
 # arena and two thread arenas must show in --chunks to the chunk, and the
 # map and the summary must be what those chunks make; the same with the
 # C library's debug symbols (libc6-dbg) and without them (an empty
-# --debug-dir, and PMAPS_DEBUG_DIR).  A target linked with jemalloc and a
-# corrupted heap are refused with a message and status 1.  Needs root, or
+# --debug-dir, and PMAPS_DEBUG_DIR).  A corrupted heap is refused with a
+# message and status 3, a target linked with jemalloc with status 4.  Needs root, or
 # ptrace access to its own children.  PMAPS names the binary; CC builds
 # the targets.
 set -u
@@ -470,7 +470,7 @@ fi
 
 start heap_target corrupt
 run "$PMAPS" heap --summary "$pid"
-[ "$rc" = 1 ] && [ ! -s "$tmp/out" ] &&
+[ "$rc" = 3 ] && [ ! -s "$tmp/out" ] &&
 	grep -q "^pmaps heap: process $pid: chunk at 0x[0-9a-f]* in heap 0x[0-9a-f]*-0x[0-9a-f]*: size field 0x1239, expected a multiple of 16" "$tmp/err"
 result corrupted_heap_refused
 
@@ -494,7 +494,7 @@ if ${CC:-cc} -O2 -o "$tmp/jemalloc_target" "$tmp/jemalloc_target.c" \
 	-ljemalloc 2> "$tmp/err"; then
 	start jemalloc_target
 	run "$PMAPS" heap "$pid"
-	[ "$rc" = 1 ] && [ ! -s "$tmp/out" ] &&
+	[ "$rc" = 4 ] && [ ! -s "$tmp/out" ] &&
 		grep -q "^pmaps heap: process $pid allocates with jemalloc (/.*libjemalloc.so.2), not glibc's malloc: " "$tmp/err"
 	result other_allocator_refused
 else

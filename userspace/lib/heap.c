@@ -181,6 +181,8 @@ struct walk {
 	unsigned char *win;
 	uint64_t win_start;
 	size_t win_len;
+	/* the failure is no heap or a failed read, not a corrupted heap */
+	bool not_corrupt;
 	/* the main heap: [heap] */
 	const struct pmaps_heap_mapping *brk_map;
 	uint64_t main_top;		/* its top chunk, once walked */
@@ -196,6 +198,21 @@ static int fail(struct walk *w, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(w->err, w->errlen, fmt, ap);
 	va_end(ap);
+	return -1;
+}
+
+/* As fail(), for what says nothing of the heap: no heap, no memory. */
+static int fail_other(struct walk *w, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int fail_other(struct walk *w, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(w->err, w->errlen, fmt, ap);
+	va_end(ap);
+	w->not_corrupt = true;
 	return -1;
 }
 
@@ -233,7 +250,7 @@ static int rd(struct walk *w, uint64_t addr, void *buf, size_t len,
 		return fail(w, "%s at 0x%" PRIx64 ": not in a readable mapping of the process",
 			    what, addr);
 	if (w->mem->read(w->mem->ctx, addr, buf, len))
-		return fail(w, "%s at 0x%" PRIx64 ": cannot read %zu bytes: %s",
+		return fail_other(w, "%s at 0x%" PRIx64 ": cannot read %zu bytes: %s",
 			    what, addr, len, strerror(errno ? errno : EIO));
 	return 0;
 }
@@ -278,7 +295,7 @@ static struct pmaps_arena *add_arena(struct walk *w, uint64_t addr, bool main)
 
 	a = realloc(w->r->arenas, (w->r->nr_arenas + 1) * sizeof(*a));
 	if (!a) {
-		fail(w, "out of memory");
+		fail_other(w, "out of memory");
 		return NULL;
 	}
 	w->r->arenas = a;
@@ -296,7 +313,7 @@ static struct pmaps_heap_seg *add_heap(struct walk *w, struct pmaps_arena *a,
 
 	h = realloc(a->heaps, (a->nr_heaps + 1) * sizeof(*h));
 	if (!h) {
-		fail(w, "out of memory");
+		fail_other(w, "out of memory");
 		return NULL;
 	}
 	a->heaps = h;
@@ -312,7 +329,7 @@ static int add_chunk(struct walk *w, struct pmaps_heap_seg *h, size_t *cap,
 {
 	if (pmaps_grow_array((void **)&h->chunks, cap, h->nr_chunks + 1,
 			     sizeof(*h->chunks)))
-		return fail(w, "out of memory");
+		return fail_other(w, "out of memory");
 	h->chunks[h->nr_chunks].addr = addr;
 	h->chunks[h->nr_chunks].size = size;
 	h->chunks[h->nr_chunks++].kind = kind;
@@ -1016,7 +1033,7 @@ static int mmapped_chunks(struct walk *w)
 				if (pmaps_grow_array((void **)&w->r->mmapped,
 						     &cap, w->r->nr_mmapped + 1,
 						     sizeof(*w->r->mmapped)))
-					return fail(w, "out of memory");
+					return fail_other(w, "out of memory");
 				w->r->mmapped[w->r->nr_mmapped].addr = addrs[k];
 				w->r->mmapped[w->r->nr_mmapped].size = size;
 				w->r->mmapped[w->r->nr_mmapped++].kind =
@@ -1097,7 +1114,7 @@ static int walk(struct walk *w)
 		if (arena_state(w, main_arena, &main_top, &next))
 			return -1;
 		if (!main_top)
-			return fail(w, "main_arena at 0x%" PRIx64 " has no top chunk: this process has not used glibc's malloc",
+			return fail_other(w, "main_arena at 0x%" PRIx64 " has no top chunk: this process has not used glibc's malloc",
 				    main_arena);
 	}
 	main = add_arena(w, main_arena, true);
@@ -1115,7 +1132,7 @@ static int walk(struct walk *w)
 		return -1;
 	w->r->arenas[0].addr = main_arena;
 	if (!w->brk_map && w->r->nr_arenas == 1)
-		return fail(w, "no glibc malloc heap: no [heap] mapping and no 64 MiB aligned heap of a thread arena");
+		return fail_other(w, "no glibc malloc heap: no [heap] mapping and no 64 MiB aligned heap of a thread arena");
 	if (!w->lay.main_arena && main_arena && w->brk_map &&
 	    !main_arena_checks(w, main_arena))
 		return fail(w, "main_arena 0x%" PRIx64 ", found by the ring of arenas, has a top or system_mem unlike the [heap] walked",
@@ -1161,7 +1178,7 @@ int pmaps_heap_walk(const struct pmaps_heap_mem *mem,
 
 	if (!lay->major) {
 		snprintf(err, errlen, "no glibc version known: the layout of its malloc cannot be chosen");
-		return -1;
+		return -2;
 	}
 	out->layout = *lay;
 	w.win = malloc(WINDOW);
@@ -1172,7 +1189,9 @@ int pmaps_heap_walk(const struct pmaps_heap_mem *mem,
 	ret = walk(&w);
 	free(w.win);
 	out->layout = w.lay;
-	if (ret)
+	if (ret) {
 		pmaps_heap_report_free(out);
+		ret = w.not_corrupt ? -2 : -1;
+	}
 	return ret;
 }

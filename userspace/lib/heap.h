@@ -152,8 +152,10 @@ struct pmaps_heap_report {
  * Walk every heap in mem with layout lay (lay->major 0: no version known,
  * which the walker refuses).  Returns 0; -1 with a message in err naming
  * the address and what was expected, for a heap that is not glibc's or is
- * corrupted (out is then freed).  The walk is bounded by the mappings'
- * size: it ends on any input.
+ * corrupted; -2 with a message when there is no heap to walk (no version,
+ * no [heap] nor thread heap, malloc never used) or it could not be read
+ * (a read failed, out of memory).  out is freed on failure.  The walk is
+ * bounded by the mappings' size: it ends on any input.
  */
 int pmaps_heap_walk(const struct pmaps_heap_mem *mem,
 		    const struct pmaps_glibc_layout *lay,
@@ -174,12 +176,19 @@ unsigned int pmaps_heap_units_used(const struct pmaps_heap_seg *h,
 
 /* ---- a live process (heap_proc.c) ---- */
 
+/* Why pmaps_heap_read_pid() failed. */
+enum pmaps_heap_error {
+	PMAPS_HEAP_ERR_READ = 1,	/* no process, no permission, no glibc
+					 * heap, or a read failed */
+	PMAPS_HEAP_ERR_CORRUPT,		/* glibc's, not as glibc keeps it */
+	PMAPS_HEAP_ERR_FOREIGN,		/* another allocator: jemalloc, ... */
+};
+
 /*
  * Read pid's heaps: /proc/PID/maps, the glibc version in its libc, the
  * layout from debug symbols under debug_dir (NULL: /usr/lib/debug) when
- * there are any, then pmaps_heap_walk().  Returns 0, 1 when the process
- * cannot be read, or its heap is not glibc's or is corrupted, with a
- * message in err.
+ * there are any, then pmaps_heap_walk().  Returns 0, or an enum
+ * pmaps_heap_error with a message in err.
  */
 int pmaps_heap_read_pid(int pid, const char *debug_dir,
 			struct pmaps_heap_report *out, char *err,

@@ -366,16 +366,20 @@ static int read_mp(struct pmaps_heap_mem *mem, uint64_t mp,
 	return 0;
 }
 
+/* read_stopped(): the heaps did not walk, maybe for now only. */
+#define WALK_FAILED	(-1)
+
 /*
- * One read of the heaps of pid, its threads stopped.  Returns 0, 1 on an
- * error, or 2 when the heaps did not walk: a thread may have been stopped
- * inside malloc, with an arena's lists half changed.
+ * One read of the heaps of pid, its threads stopped.  Returns 0, an enum
+ * pmaps_heap_error, or WALK_FAILED when the heaps did not walk: a thread
+ * may have been stopped inside malloc, with an arena's lists half
+ * changed.
  */
 static int read_stopped(int pid, const char *debug_dir,
 			struct pmaps_heap_report *out, char *err,
 			size_t errlen)
 {
-	int walk_failed = 0;
+	int st = PMAPS_HEAP_ERR_READ, walked;
 	struct frozen frozen = { 0 };
 	struct proc_mem pm = { pid };
 	struct pmaps_heap_mem mem = {
@@ -396,7 +400,7 @@ static int read_stopped(int pid, const char *debug_dir,
 		thaw(&frozen);
 		if (e == ESRCH || e == ENOENT) {
 			snprintf(err, errlen, "no process %d", pid);
-			return 1;
+			return PMAPS_HEAP_ERR_READ;
 		}
 		/* EPERM: traced already, or no ptrace access (said below) */
 		pmaps_heap_note(out, "read while it ran (PTRACE_SEIZE: %s): a heap that changed meanwhile can look corrupted",
@@ -404,7 +408,8 @@ static int read_stopped(int pid, const char *debug_dir,
 	}
 	if (read_maps(pid, &mem, err, errlen)) {
 		thaw(&frozen);
-		return 1;
+		pmaps_heap_report_free(out);	/* its note */
+		return PMAPS_HEAP_ERR_READ;
 	}
 	/* a first read says whether we may read at all */
 	if (proc_read(&pm, mem.maps[0].start, &probe, sizeof(probe)) &&
@@ -417,12 +422,14 @@ static int read_stopped(int pid, const char *debug_dir,
 	other = other_allocator(&mem, &other_path);
 	libc = libc_map(&mem);
 	if (!libc) {
-		if (other)
+		if (other) {
 			snprintf(err, errlen, "process %d uses %s (%s), not glibc: no glibc heap to show",
 				 pid, other, other_path);
-		else
+			st = PMAPS_HEAP_ERR_FOREIGN;
+		} else {
 			snprintf(err, errlen, "process %d maps no libc.so.6: not glibc, or linked statically, which pmaps heap cannot read",
 				 pid);
+		}
 		goto fail;
 	}
 	if (libc_version(&mem, libc->name, &major, &minor)) {
@@ -452,13 +459,18 @@ static int read_stopped(int pid, const char *debug_dir,
 			 "glibc %d.%d's, from the heaps (%s)", major, minor,
 			 why);
 	}
-	if (pmaps_heap_walk(&mem, &lay, out, walk_err, sizeof(walk_err))) {
-		if (other)
+	walked = pmaps_heap_walk(&mem, &lay, out, walk_err, sizeof(walk_err));
+	if (walked) {
+		if (other) {
 			snprintf(err, errlen, "process %d allocates with %s (%s), not glibc's malloc: %s",
 				 pid, other, other_path, walk_err);
-		else
+			st = PMAPS_HEAP_ERR_FOREIGN;
+		} else {
 			snprintf(err, errlen, "process %d: %s", pid, walk_err);
-		walk_failed = 1;
+			/* -2: no heap, or a read failed: no retry helps */
+			if (walked == -1)
+				st = WALK_FAILED;
+		}
 		goto fail;
 	}
 	if (other)
@@ -471,7 +483,7 @@ fail:
 	thaw(&frozen);
 	pmaps_heap_report_free(out);
 	free_maps(&mem);
-	return 1 + walk_failed;
+	return st;
 }
 
 /* Reads of a heap that would not walk, before it is called corrupted. */
@@ -487,7 +499,7 @@ int pmaps_heap_read_pid(int pid, const char *debug_dir,
 
 	for (attempt = 1;; attempt++) {
 		ret = read_stopped(pid, debug_dir, out, err, errlen);
-		if (ret != 2)
+		if (ret != WALK_FAILED)
 			return ret;
 		if (attempt == READ_ATTEMPTS)
 			break;
@@ -495,5 +507,5 @@ int pmaps_heap_read_pid(int pid, const char *debug_dir,
 	}
 	snprintf(err + strlen(err), errlen - strlen(err),
 		 " (the same in %d reads)", READ_ATTEMPTS);
-	return 1;
+	return PMAPS_HEAP_ERR_CORRUPT;
 }
