@@ -4,7 +4,7 @@
  * chunk with glibc 2.36's layout: a main arena whose heap has a chunk on
  * every kind of list, with main_arena given (as debug symbols give it),
  * found without it, and not found; a thread arena; chunks served by mmap
- * in merged mappings; and heaps corrupted in
+ * in merged mappings; threads' tcache pointers; and heaps corrupted in
  * the ways the walker must refuse with a message, not a crash or a loop.
  */
 #include <inttypes.h>
@@ -342,6 +342,61 @@ static void test_mmapped_merged(void)
 	tap_test_done("mmapped_chunks_in_merged_mappings");
 }
 
+#define TLS		0x7f3000000000ULL
+
+/*
+ * Other threads' tcaches, from their thread pointers: the main heap's
+ * tcache (its first chunk) is found below one thread's, at the least
+ * distance (not the copy further down), and that distance is checked on
+ * the other thread: 0 there is a thread with no tcache yet, a chunk of
+ * another size means no tcache pointer was found, and without thread
+ * pointers a note says tcaches were found by their size.
+ */
+static void test_tcache_tls(void)
+{
+	static const char *const want[] = {
+		NULL,
+		"is not a chunk of a tcache's size",
+		"their thread pointers are not known",
+	};
+	uint64_t tp[2] = { TLS + 0x2000, TLS + 0x3000 };
+	struct pmaps_heap_report r;
+	struct img im;
+	char err[512];
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		img_init(&im);
+		build_main(&im, true);
+		img_add(&im, TLS, 0x4000, "rw-p", "");
+		img_put64(&im, tp[0] - 0x800, ch_addr[TC] + 16);
+		img_put64(&im, tp[0] - 0x50, ch_addr[TC] + 16);
+		/* no tcache: were 0x800 taken, a note would say so */
+		img_put64(&im, tp[1] - 0x800, ch_addr[A] + 16);
+		if (i == 1)
+			img_put64(&im, tp[1] - 0x50, ch_addr[A] + 16);
+		if (i < 2) {
+			im.mem.thread_ptrs = tp;
+			im.mem.nr_threads = 2;
+		}
+		tap_check(!walk(&im, MAIN_ARENA, &r, err, sizeof(err)),
+			  "case %zu: walk: %s", i, err);
+		check_main(&r, true);
+		if (want[i])
+			tap_check(has_note(&r, want[i]) &&
+				  has_note(&r, "other threads' tcaches were not read"),
+				  "case %zu: a note with \"%s\"", i, want[i]);
+		else
+			tap_check(!has_note(&r, "other threads' tcaches") &&
+				  !has_note(&r, "thread pointer"),
+				  "case %zu: the tcache pointer found: no note",
+				  i);
+		pmaps_heap_report_free(&r);
+		img_free(&im);
+	}
+	tap_test_done("tcache_pointers_of_threads");
+}
+
 /* Corruption: each must fail with a message naming what was expected. */
 static void test_corrupt(void)
 {
@@ -438,7 +493,7 @@ static void test_layouts(void)
 int main(void)
 {
 	pmaps_glibc_layout_for(2, 36, &lay);
-	tap_plan(8);
+	tap_plan(9);
 	test_layouts();
 	test_units_used();
 	test_main_with_symbols();
@@ -446,6 +501,7 @@ int main(void)
 	test_main_not_found();
 	test_thread_arena();
 	test_mmapped_merged();
+	test_tcache_tls();
 	test_corrupt();
 	return tap_failed_tests ? 1 : 0;
 }

@@ -466,6 +466,39 @@ else
 	lacks python3 json_holds_every_chunk
 fi
 
+# ---- tcaches of threads that share an arena ----
+#
+# tcache_target.c: three threads in one arena, each with chunks in its own
+# tcache, and a decoy with a tcache's size and layout.  The tcaches are
+# read from the threads' tcache pointers: every chunk is as the target
+# says, no other chunk is in a tcache, and the summary's tcache bytes are
+# theirs, to the byte.
+
+if ${CC:-cc} -O2 -pthread -o "$tmp/tcache_target" "$here/tcache_target.c" \
+	2> "$tmp/err"; then
+	start tcache_target
+	run "$PMAPS" heap --chunks "$pid"
+	[ "$rc" = 0 ] && chunks_match &&
+		[ "$(grep -c ' tcache$' "$tmp/out")" = \
+		  "$(grep -c ' tcache$' "$tmp/layout")" ] &&
+		! grep -q "^note: other threads' tcaches" "$tmp/out"
+	result tcaches_of_other_threads
+	grep '^note' "$tmp/out" | diag
+
+	run "$PMAPS" heap --summary "$pid"
+	tc=$(awk '$3 == "tcache" { n += $2 } END { print n }' "$tmp/layout")
+	echo "# $tc bytes in the target's tcaches"
+	[ "$rc" = 0 ] && awk -v tc="$tc" '
+		/^main arena / { found = 1; ok = $11 == tc }
+		END { exit !(found && ok) }' "$tmp/out"
+	result tcache_bytes_of_other_threads
+	grep '^main arena' "$tmp/out" | diag
+else
+	diag "$tmp/err"
+	not_ok tcaches_of_other_threads
+	not_ok tcache_bytes_of_other_threads
+fi
+
 # ---- what pmaps heap refuses ----
 
 start heap_target corrupt

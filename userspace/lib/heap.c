@@ -538,52 +538,177 @@ static uint64_t tcache_chunk_size(const struct pmaps_glibc_layout *l)
 	return s < MINSIZE ? MINSIZE : s;
 }
 
-/*
- * Each arena's first chunk is the tcache of the thread that made it;
- * other threads that took an arena over have theirs elsewhere, found as
- * chunks of that size whose lists all check out.
- */
-static int tcaches(struct walk *w)
+/* The chunk at user address mem is one of a tcache_perthread_struct's
+ * size, in use (by PREV_INUSE), in a heap walked. */
+static bool tcache_sized(struct walk *w, uint64_t mem)
 {
-	uint64_t size = tcache_chunk_size(&w->lay), found = 0;
-	char saved[PMAPS_HEAP_MSG];
-	size_t i, j, k;
+	struct where at;
 
-	if (!w->lay.tcache_bins)
-		return 0;
-	for (i = 0; i < w->r->nr_arenas; i++) {
-		struct pmaps_arena *a = &w->r->arenas[i];
+	return mem >= CHUNK_HDR && find_chunk(w, mem - CHUNK_HDR, &at) &&
+	       at.chunk->kind == PMAPS_CHUNK_USED &&
+	       at.chunk->size == tcache_chunk_size(&w->lay);
+}
 
-		for (j = 0; j < a->nr_heaps; j++) {
-			struct pmaps_heap_seg *h = &a->heaps[j];
+static bool in_list(uint64_t v, const uint64_t *list, size_t n)
+{
+	size_t k;
 
-			for (k = 0; k < h->nr_chunks; k++) {
-				struct pmaps_chunk *c = &h->chunks[k];
-				bool first = j == 0 &&
-					(k == 0 || (k == 1 &&
-					 h->chunks[0].kind == PMAPS_CHUNK_HEADER));
+	for (k = 0; k < n; k++)
+		if (list[k] == v)
+			return true;
+	return false;
+}
 
-				if (c->kind != PMAPS_CHUNK_USED ||
-				    c->size != size)
-					continue;
-				if (tcache_lists(w, c->addr + CHUNK_HDR,
-						 false)) {
-					if (first)
-						return -1;
-					/* user data of that size */
-					continue;
-				}
-				if (tcache_lists(w, c->addr + CHUNK_HDR, true))
-					return -1;
-				found++;
+/* Bytes below a thread pointer searched for the tcache pointer: libc's
+ * static TLS, after the executable's and those of libraries before it. */
+#define TLS_SCAN	(64U << 10)
+
+/*
+ * The distance below every thread pointer of libc's `tcache` (a static
+ * __thread pointer): the least one at which some thread has one of the
+ * known tcaches (the first chunks of arenas, made by their first
+ * thread), checked on every thread, whose value there must be 0 or a
+ * chunk of the tcache's size.  0 when there is none.
+ */
+static uint64_t tcache_tls_offset(struct walk *w, const uint64_t *known,
+				  size_t nr_known)
+{
+	const struct pmaps_heap_mem *mem = w->mem;
+	uint64_t best = 0, x, v;
+	size_t t;
+
+	for (t = 0; t < mem->nr_threads; t++) {
+		uint64_t tp = mem->thread_ptrs[t], lo;
+		const struct pmaps_heap_mapping *m;
+
+		if (tp < 8 || tp % 8 || !(m = find_map(mem, tp - 8)) ||
+		    m->perms[0] != 'r')
+			continue;
+		lo = tp - m->start > TLS_SCAN ? tp - TLS_SCAN : m->start;
+		lo = (lo + 7) & ~7ULL;
+		w->win_len = 0;		/* the window is a heap's no more */
+		if (tp - lo < 8 ||
+		    mem->read(mem->ctx, lo, w->win, (size_t)(tp - lo)))
+			continue;
+		for (x = 8; x <= tp - lo && (!best || x < best); x += 8) {
+			memcpy(&v, w->win + (tp - x - lo), 8);
+			if (in_list(v, known, nr_known)) {
+				best = x;
+				break;
 			}
 		}
 	}
-	if (!found) {
-		snprintf(saved, sizeof(saved), "no tcache found: chunks in tcaches are counted as in use");
-		pmaps_heap_note(w->r, "%s", saved);
+	for (t = 0; best && t < mem->nr_threads; t++) {
+		uint64_t tp = mem->thread_ptrs[t];
+
+		if (!tp)
+			continue;
+		v = 0;
+		if (tp < best || !readable(w, tp - best, 8) ||
+		    mem->read(mem->ctx, tp - best, &v, 8) ||
+		    (v && !tcache_sized(w, v))) {
+			pmaps_heap_note(w->r, "thread pointer 0x%" PRIx64 ": 0x%" PRIx64 ", %" PRIu64 " bytes below it, where another thread has its tcache, is not a chunk of a tcache's size",
+					tp, v, best);
+			best = 0;
+		}
 	}
+	return best;
+}
+
+/* Mark the tcache at user address mem, unless it is among done[0..*nr);
+ * add it there. */
+static int tcache_once(struct walk *w, uint64_t mem, uint64_t *done,
+		       size_t *nr)
+{
+	if (in_list(mem, done, *nr))
+		return 0;
+	if (tcache_lists(w, mem, false) || tcache_lists(w, mem, true))
+		return -1;
+	done[(*nr)++] = mem;
 	return 0;
+}
+
+/*
+ * Each arena's first chunk is the tcache of the thread that made it.
+ * Every other thread's is read from the thread: its `tcache` TLS pointer
+ * (tcache_tls_offset()).  Without it, other tcaches are taken to be the
+ * chunks of a tcache's size whose lists all check out, which data of
+ * that size can fool, and a note says so.
+ */
+static int tcaches(struct walk *w)
+{
+	uint64_t size = tcache_chunk_size(&w->lay), found = 0, x, *done;
+	size_t i, j, k, nr_done = 0, nr_known;
+	int ret = -1;
+
+	if (!w->lay.tcache_bins)
+		return 0;
+	done = calloc(w->r->nr_arenas + w->mem->nr_threads, sizeof(*done));
+	if (!done)
+		return fail_other(w, "out of memory");
+	/* the first chunks: a tcache, or no arena of glibc's */
+	for (i = 0; i < w->r->nr_arenas; i++) {
+		struct pmaps_heap_seg *h = w->r->arenas[i].heaps;
+		size_t first;
+
+		if (!w->r->arenas[i].nr_heaps)
+			continue;
+		first = h->nr_chunks && h->chunks[0].kind == PMAPS_CHUNK_HEADER;
+		if (first < h->nr_chunks && h->chunks[first].size == size &&
+		    h->chunks[first].kind == PMAPS_CHUNK_USED &&
+		    tcache_once(w, h->chunks[first].addr + CHUNK_HDR, done,
+				&nr_done))
+			goto out;
+	}
+	nr_known = nr_done;
+	found = nr_done;
+	x = nr_known ? tcache_tls_offset(w, done, nr_known) : 0;
+	if (x) {
+		for (i = 0; i < w->mem->nr_threads; i++) {
+			uint64_t tp = w->mem->thread_ptrs[i], v = 0;
+
+			if (!tp || rd64(w, tp - x, &v, "a thread's tcache pointer"))
+				continue;
+			if (v && tcache_once(w, v, done, &nr_done))
+				goto out;
+		}
+		found = nr_done;
+	} else {
+		if (w->mem->nr_threads != 1)
+			pmaps_heap_note(w->r, "other threads' tcaches were not read from the threads (%s): chunks of a tcache's size whose lists check out are taken for them",
+					w->mem->nr_threads ?
+					"no tcache pointer found below their thread pointers" :
+					"their thread pointers are not known");
+		for (i = 0; i < w->r->nr_arenas; i++) {
+			struct pmaps_arena *a = &w->r->arenas[i];
+
+			for (j = 0; j < a->nr_heaps; j++) {
+				struct pmaps_heap_seg *h = &a->heaps[j];
+
+				for (k = 0; k < h->nr_chunks; k++) {
+					struct pmaps_chunk *c = &h->chunks[k];
+					uint64_t mem = c->addr + CHUNK_HDR;
+
+					if (c->kind != PMAPS_CHUNK_USED ||
+					    c->size != size ||
+					    in_list(mem, done, nr_known))
+						continue;
+					/* data of that size: not a tcache */
+					if (tcache_lists(w, mem, false))
+						continue;
+					if (tcache_lists(w, mem, true))
+						goto out;
+					found++;
+				}
+			}
+		}
+	}
+	if (!found)
+		pmaps_heap_note(w->r, "no tcache found: chunks in tcaches are counted as in use");
+	ret = 0;
+out:
+	free(done);
+	return ret;
 }
 
 /* ---- fastbins and bins ---- */

@@ -48,6 +48,14 @@ struct pmaps_heap_mem {
 	 */
 	int (*read_each)(void *ctx, const uint64_t *addrs, size_t n,
 			 size_t len, void *buf);
+	/*
+	 * Optional: the thread pointer (x86-64 fs_base) of each thread of
+	 * the process, read while it was stopped; 0 for one not known.
+	 * Each thread's tcache pointer is in libc's static TLS, the same
+	 * distance below it in every thread.
+	 */
+	const uint64_t *thread_ptrs;
+	size_t nr_threads;
 };
 
 /*

@@ -27,6 +27,7 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/uio.h>
+#include <sys/user.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -158,6 +159,31 @@ static int freeze(int pid, struct frozen *f)
 		closedir(dir);
 	} while (added);
 	return 0;
+}
+
+/*
+ * The thread pointer (fs_base) of each stopped thread, into *ptrs (0 for
+ * one not read): where each thread's tcache pointer is found.  NULL when
+ * there are none, or on an architecture pmaps heap does not know.
+ */
+static uint64_t *thread_ptrs(const struct frozen *f)
+{
+	uint64_t *ptrs;
+	size_t i;
+
+	if (!f->nr || !(ptrs = calloc(f->nr, sizeof(*ptrs))))
+		return NULL;
+#ifdef __x86_64__
+	for (i = 0; i < f->nr; i++) {
+		struct user_regs_struct regs;
+
+		if (!ptrace(PTRACE_GETREGS, f->tasks[i].tid, NULL, &regs))
+			ptrs[i] = regs.fs_base;
+	}
+#else
+	(void)i;
+#endif
+	return ptrs;
 }
 
 static int proc_read(void *ctx, uint64_t addr, void *buf, size_t len)
@@ -391,7 +417,7 @@ static int read_stopped(int pid, const char *debug_dir,
 	const char *other, *other_path = NULL;
 	char why[1100], path[4200], walk_err[PMAPS_HEAP_MSG];
 	int major, minor;
-	uint64_t probe;
+	uint64_t probe, *threads;
 
 	memset(out, 0, sizeof(*out));
 	if (freeze(pid, &frozen)) {
@@ -406,7 +432,10 @@ static int read_stopped(int pid, const char *debug_dir,
 		pmaps_heap_note(out, "read while it ran (PTRACE_SEIZE: %s): a heap that changed meanwhile can look corrupted",
 				strerror(e));
 	}
+	mem.thread_ptrs = threads = thread_ptrs(&frozen);
+	mem.nr_threads = threads ? frozen.nr : 0;
 	if (read_maps(pid, &mem, err, errlen)) {
+		free(threads);
 		thaw(&frozen);
 		pmaps_heap_report_free(out);	/* its note */
 		return PMAPS_HEAP_ERR_READ;
@@ -478,11 +507,13 @@ static int read_stopped(int pid, const char *debug_dir,
 				other, other_path);
 	thaw(&frozen);
 	free_maps(&mem);
+	free(threads);
 	return 0;
 fail:
 	thaw(&frozen);
 	pmaps_heap_report_free(out);
 	free_maps(&mem);
+	free(threads);
 	return st;
 }
 
