@@ -282,22 +282,26 @@ static void test_thread_arena(void)
 	tap_test_done("thread_arena");
 }
 
+#define STACK		0x7f1ff0000000ULL
 #define MMAPS		0x7f2000000000ULL
 #define PG		0x1000ULL
 
 /*
  * Chunks served by mmap in mappings the kernel merged: after other
- * chunks, after pages that are no chunk, and below a thread heap; and
- * page headers that only look like one (size 0, too large) refused.
+ * chunks, after pages that are no chunk, below a thread heap and above a
+ * thread's stack; and page headers that only look like one (size 0, too
+ * large, in the stack) refused.
  */
 static void test_mmapped_merged(void)
 {
 	static const uint64_t want[][2] = {
 		{ THREAD_HEAP - 4 * PG, 2 * PG },
 		{ THREAD_HEAP - 2 * PG, 2 * PG },
+		{ STACK + 4 * PG, PG },
 		{ MMAPS, 2 * PG }, { MMAPS + 3 * PG, PG },
 		{ MMAPS + 7 * PG, PG },
 	};
+	uint64_t stack_tp = STACK + 3 * PG + 0x700;
 	struct pmaps_heap_report r;
 	struct img im;
 	char err[512];
@@ -311,6 +315,16 @@ static void test_mmapped_merged(void)
 	memset(img_at(&im, THREAD_HEAP - 5 * PG, 1), 0x5a, PG);
 	img_put64(&im, THREAD_HEAP - 4 * PG + 8, 2 * PG | 2);
 	img_put64(&im, THREAD_HEAP - 2 * PG + 8, 2 * PG | 2);
+	/*
+	 * A thread's stack above its guard page, merged with a chunk above
+	 * it: a page of the stack that looks like a chunk is not one.
+	 */
+	img_add(&im, STACK - PG, PG, "---p", "");
+	img_add(&im, STACK, 5 * PG, "rw-p", "");
+	img_put64(&im, STACK + PG + 8, PG | 2);
+	img_put64(&im, STACK + 4 * PG + 8, PG | 2);
+	im.mem.thread_ptrs = &stack_tp;
+	im.mem.nr_threads = 1;
 	/* 2 pages, 1 of no chunk, 1, size 0, too large, no chunk, 1 */
 	memset(img_add(&im, MMAPS, 8 * PG, "rw-p", ""), 0x5a, 8 * PG);
 	img_put64(&im, MMAPS, 0);

@@ -1042,10 +1042,13 @@ static bool main_arena_checks(struct walk *w, uint64_t addr)
 #define MMAP_SCAN_BATCH	256
 
 /*
- * The first part of [addr, end) known to be a heap, not chunks served by
- * mmap: a heap, or for a thread arena's the 64 MiB reserved for it, whose
- * rw part can merge with a mapping below.  Returns its start (end when
- * there is none) and its end in *skip_end.
+ * The first part of [addr, end) known to be a heap or a stack, not chunks
+ * served by mmap: a heap, or for a thread arena's the 64 MiB reserved for
+ * it, whose rw part can merge with a mapping below; a thread's stack,
+ * from its guard page up to its thread pointer's page (glibc puts struct
+ * pthread, less than a page, at the top), which can merge with a mapping
+ * above.  Returns its start (end when there is none) and its end in
+ * *skip_end.
  */
 static uint64_t next_heap(const struct walk *w, uint64_t addr, uint64_t end,
 			  uint64_t *skip_end)
@@ -1054,6 +1057,21 @@ static uint64_t next_heap(const struct walk *w, uint64_t addr, uint64_t end,
 	size_t i, j;
 
 	*skip_end = end;
+	for (i = 0; i < w->mem->nr_threads; i++) {
+		uint64_t tp = w->mem->thread_ptrs[i], s, e;
+		const struct pmaps_heap_mapping *m = find_map(w->mem, tp);
+
+		/* a stack of glibc's: right above a guard page */
+		if (!m || m == w->mem->maps || m[-1].end != m->start ||
+		    m[-1].perms[0] != '-')
+			continue;
+		s = m->start;
+		e = (tp + PAGE) & ~(PAGE - 1);
+		if (e <= addr || s >= best)
+			continue;
+		best = s > addr ? s : addr;
+		*skip_end = e;
+	}
 	for (i = 0; i < w->r->nr_arenas; i++) {
 		const struct pmaps_arena *a = &w->r->arenas[i];
 
