@@ -356,6 +356,46 @@ static void test_mmapped_merged(void)
 	tap_test_done("mmapped_chunks_in_merged_mappings");
 }
 
+/*
+ * The bound on the pages looked at: the smallest mapping first, whole;
+ * then, the bound met, a mapping only where it begins and after each
+ * chunk there, and a note says so.
+ */
+static void test_mmapped_bound(void)
+{
+	struct pmaps_heap_report r;
+	struct img im;
+	char err[512];
+
+	img_init(&im);
+	build_main(&im, true);
+	/* 8 pages: a chunk, another, a page of no chunk, one of 4 */
+	memset(img_add(&im, MMAPS, 8 * PG, "rw-p", ""), 0x5a, 8 * PG);
+	img_put64(&im, MMAPS, 0);
+	img_put64(&im, MMAPS + 8, PG | 2);
+	img_put64(&im, MMAPS + PG, 0);
+	img_put64(&im, MMAPS + PG + 8, 2 * PG | 2);
+	img_put64(&im, MMAPS + 4 * PG, 0);
+	img_put64(&im, MMAPS + 4 * PG + 8, 4 * PG | 2);
+	/* 3 pages, higher: no chunk, then one of 2 */
+	memset(img_add(&im, MMAPS + 16 * PG, 3 * PG, "rw-p", ""), 0x5a, 3 * PG);
+	img_put64(&im, MMAPS + 17 * PG, 0);
+	img_put64(&im, MMAPS + 17 * PG + 8, 2 * PG | 2);
+	im.mem.scan_pages = 4;
+	tap_check(!walk(&im, MAIN_ARENA, &r, err, sizeof(err)),
+		  "walk: %s", err);
+	tap_check(r.nr_mmapped == 3 && r.mmapped[0].addr == MMAPS &&
+		  r.mmapped[1].addr == MMAPS + PG &&
+		  r.mmapped[2].addr == MMAPS + 17 * PG,
+		  "%zu chunks served by mmap, expected the 2 where the larger mapping begins and the smaller's, in address order",
+		  r.nr_mmapped);
+	tap_check(has_note(&r, "were looked for on 4 pages"),
+		  "a note says the pages were bounded");
+	pmaps_heap_report_free(&r);
+	img_free(&im);
+	tap_test_done("mmapped_chunks_bounded");
+}
+
 #define TLS		0x7f3000000000ULL
 
 /*
@@ -507,7 +547,7 @@ static void test_layouts(void)
 int main(void)
 {
 	pmaps_glibc_layout_for(2, 36, &lay);
-	tap_plan(9);
+	tap_plan(10);
 	test_layouts();
 	test_units_used();
 	test_main_with_symbols();
@@ -515,6 +555,7 @@ int main(void)
 	test_main_not_found();
 	test_thread_arena();
 	test_mmapped_merged();
+	test_mmapped_bound();
 	test_tcache_tls();
 	test_corrupt();
 	return tap_failed_tests ? 1 : 0;

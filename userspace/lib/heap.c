@@ -1120,37 +1120,71 @@ static void read_headers(struct walk *w, const uint64_t *addrs, size_t n,
 			memset(hdrs[k], 0, sizeof(hdrs[k]));
 }
 
+typedef const struct pmaps_heap_mapping *map_ptr;
+
+static int by_size(const void *a, const void *b)
+{
+	map_ptr x = *(const map_ptr *)a, y = *(const map_ptr *)b;
+	uint64_t sx = x->end - x->start, sy = y->end - y->start;
+
+	if (sx != sy)
+		return sx < sy ? -1 : 1;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static int by_addr(const void *a, const void *b)
+{
+	const struct pmaps_chunk *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
 /*
  * Chunks served by mmap: page-aligned chunk headers in anonymous rw
  * mappings.  Not only where a mapping begins: the kernel merges adjacent
  * anonymous mappings, so a chunk can start on any page of one, after
  * another chunk or after memory that is no chunk.  Every page not inside
- * a chunk found or a heap is looked at, MMAP_SCAN_BATCH headers a read.
+ * a chunk found, a heap or a stack is looked at, MMAP_SCAN_BATCH headers
+ * a read, the smallest mappings first: a large one (a reservation, a
+ * sanitizer's shadow) is where the bound is met, and beyond it a mapping
+ * is looked at only where it begins and after each chunk found there.
  */
 static int mmapped_chunks(struct walk *w)
 {
 	uint64_t addrs[MMAP_SCAN_BATCH], hdrs[MMAP_SCAN_BATCH][2];
-	uint64_t bytes = 0, pages = 0;
-	size_t i, cap = 0;
+	uint64_t bytes = 0, pages = 0, max_pages = w->mem->scan_pages ?
+		 w->mem->scan_pages : MMAP_SCAN_PAGES;
+	map_ptr *order;
+	size_t i, cap = 0, nr_order = 0;
 	bool capped = false;
 
-	for (i = 0; i < w->mem->nr_maps && !capped; i++) {
+	order = calloc(w->mem->nr_maps + 1, sizeof(*order));
+	if (!order)
+		return fail_other(w, "out of memory");
+	for (i = 0; i < w->mem->nr_maps; i++) {
 		const struct pmaps_heap_mapping *m = &w->mem->maps[i];
+
+		if (!strcmp(m->perms, "rw-p") && is_anon(m) &&
+		    strcmp(m->name, "[heap]") && !(m->start % PAGE) &&
+		    m->end > m->start)
+			order[nr_order++] = m;
+	}
+	qsort(order, nr_order, sizeof(*order), by_size);
+	for (i = 0; i < nr_order; i++) {
+		const struct pmaps_heap_mapping *m = order[i];
 		uint64_t addr = m->start;
 
-		if (strcmp(m->perms, "rw-p") || !is_anon(m) ||
-		    !strcmp(m->name, "[heap]") || m->start % PAGE)
-			continue;
 		while (addr < m->end) {
 			uint64_t skip_end, limit, next;
 			size_t n = 0, k;
+			bool found = false;
 
 			limit = next_heap(w, addr, m->end, &skip_end);
 			if (limit == addr) {
 				addr = (skip_end + PAGE - 1) & ~(PAGE - 1);
 				continue;
 			}
-			while (n < MMAP_SCAN_BATCH &&
+			while (n < (capped ? 1 : MMAP_SCAN_BATCH) &&
 			       addr + n * PAGE < limit &&
 			       limit - (addr + n * PAGE) >= PAGE) {
 				addrs[n] = addr + n * PAGE;
@@ -1160,9 +1194,9 @@ static int mmapped_chunks(struct walk *w)
 				addr = limit;
 				continue;
 			}
-			if (pages + n > MMAP_SCAN_PAGES) {
+			if (!capped && pages + n > max_pages) {
 				capped = true;
-				break;
+				n = 1;
 			}
 			pages += n;
 			read_headers(w, addrs, n, hdrs);
@@ -1175,23 +1209,32 @@ static int mmapped_chunks(struct walk *w)
 					continue;
 				if (pmaps_grow_array((void **)&w->r->mmapped,
 						     &cap, w->r->nr_mmapped + 1,
-						     sizeof(*w->r->mmapped)))
+						     sizeof(*w->r->mmapped))) {
+					free(order);
 					return fail_other(w, "out of memory");
+				}
 				w->r->mmapped[w->r->nr_mmapped].addr = addrs[k];
 				w->r->mmapped[w->r->nr_mmapped].size = size;
 				w->r->mmapped[w->r->nr_mmapped++].kind =
 					PMAPS_CHUNK_USED;
 				bytes += size;
+				found = true;
 				/* its pages are its data: not looked at */
 				addr = addrs[k] + size;
 			}
+			if (capped && !found)
+				break;
 			if (next > addr)
 				addr = next;
 		}
 	}
+	free(order);
+	if (w->r->nr_mmapped)
+		qsort(w->r->mmapped, w->r->nr_mmapped,
+		      sizeof(*w->r->mmapped), by_addr);
 	if (capped)
-		pmaps_heap_note(w->r, "chunks served by mmap were looked for in the first %u pages of anonymous memory only: there may be more",
-				MMAP_SCAN_PAGES);
+		pmaps_heap_note(w->r, "chunks served by mmap were looked for on %" PRIu64 " pages of anonymous memory, the smallest mappings first, then only where a mapping begins: there may be more",
+				max_pages);
 	if (!w->lay.have_mp)
 		pmaps_heap_note(w->r, "chunks served by mmap are found by their headers; without mp_ from debug symbols their count is not checked");
 	else if ((long long)w->r->nr_mmapped != w->lay.n_mmaps ||

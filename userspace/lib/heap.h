@@ -56,6 +56,8 @@ struct pmaps_heap_mem {
 	 */
 	const uint64_t *thread_ptrs;
 	size_t nr_threads;
+	/* Pages looked at for chunks served by mmap; 0: 1 GiB of them. */
+	uint64_t scan_pages;
 };
 
 /*
