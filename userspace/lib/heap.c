@@ -585,6 +585,9 @@ static uint64_t tcache_tls_offset(struct walk *w, const uint64_t *known,
 		    m->perms[0] != 'r')
 			continue;
 		lo = tp - m->start > TLS_SCAN ? tp - TLS_SCAN : m->start;
+		/* once one is found, only a lesser one matters */
+		if (best && tp - lo > best)
+			lo = tp - best;
 		lo = (lo + 7) & ~7ULL;
 		w->win_len = 0;		/* the window is a heap's no more */
 		if (tp - lo < 8 ||
