@@ -1108,6 +1108,24 @@ static bool mmapped_header(const uint64_t hdr[2], uint64_t addr,
 	       size >= PAGE && !(size % PAGE) && size <= limit - addr;
 }
 
+/*
+ * Of the n pages at addrs, one after the other, those in memory or in
+ * swap, moved to the front: how many.  All n when that is not known.
+ */
+static size_t only_resident(struct walk *w, uint64_t *addrs, size_t n)
+{
+	bool in[MMAP_SCAN_BATCH];
+	size_t k, kept = 0;
+
+	if (!w->mem->resident || n > MMAP_SCAN_BATCH ||
+	    w->mem->resident(w->mem->ctx, addrs[0], n, in))
+		return n;
+	for (k = 0; k < n; k++)
+		if (in[k])
+			addrs[kept++] = addrs[k];
+	return kept;
+}
+
 /* The 16 bytes at each of n addresses; one that cannot be read is 0s. */
 static void read_headers(struct walk *w, const uint64_t *addrs, size_t n,
 			 uint64_t (*hdrs)[2])
@@ -1202,8 +1220,9 @@ static int mmapped_chunks(struct walk *w)
 				n = 1;
 			}
 			pages += n;
-			read_headers(w, addrs, n, hdrs);
 			next = addrs[n - 1] + PAGE;
+			n = only_resident(w, addrs, n);
+			read_headers(w, addrs, n, hdrs);
 			for (k = 0; k < n; k++) {
 				uint64_t size = hdrs[k][1] & ~SIZE_BITS;
 

@@ -56,6 +56,12 @@ struct pmaps_heap_mem {
 	 */
 	const uint64_t *thread_ptrs;
 	size_t nr_threads;
+	/*
+	 * Optional: whether each of n pages from addr (page aligned) is in
+	 * memory or in swap, into in[]; 0 when known.  A page that is
+	 * neither holds no chunk header, and a read would fault it in.
+	 */
+	int (*resident)(void *ctx, uint64_t addr, size_t n, bool *in);
 	/* Pages looked at for chunks served by mmap; 0: 1 GiB of them. */
 	uint64_t scan_pages;
 };

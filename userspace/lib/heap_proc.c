@@ -19,6 +19,7 @@
 #endif
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -49,6 +50,7 @@ static const char *const other_allocators[][2] = {
 
 struct proc_mem {
 	int pid;
+	int pagemap;		/* /proc/PID/pagemap, or -1 */
 };
 
 /* The threads stopped for the read, and a signal each must get back. */
@@ -221,6 +223,30 @@ static int proc_read_each(void *ctx, const uint64_t *addrs, size_t n,
 	}
 	got = process_vm_readv(p->pid, &local, 1, remote, n, 0);
 	return got == (ssize_t)(n * len) ? 0 : -1;
+}
+
+/* Bits of a /proc/PID/pagemap entry: the page is in memory, in swap. */
+#define PM_PRESENT	(1ULL << 63)
+#define PM_SWAP		(1ULL << 62)
+
+/*
+ * From /proc/PID/pagemap, which reads no page: a page never touched
+ * holds no chunk, and reading it would map one into the process.
+ */
+static int proc_resident(void *ctx, uint64_t addr, size_t n, bool *in)
+{
+	const struct proc_mem *p = ctx;
+	uint64_t ent[256];
+	size_t i;
+
+	if (p->pagemap < 0 || n > sizeof(ent) / sizeof(ent[0]) ||
+	    pread(p->pagemap, ent, n * sizeof(ent[0]),
+		  (off_t)(addr / 4096 * sizeof(ent[0]))) !=
+	    (ssize_t)(n * sizeof(ent[0])))
+		return -1;
+	for (i = 0; i < n; i++)
+		in[i] = ent[i] & (PM_PRESENT | PM_SWAP);
+	return 0;
 }
 
 static void free_maps(struct pmaps_heap_mem *mem)
@@ -407,9 +433,10 @@ static int read_stopped(int pid, const char *debug_dir,
 {
 	int st = PMAPS_HEAP_ERR_READ, walked;
 	struct frozen frozen = { 0 };
-	struct proc_mem pm = { pid };
+	struct proc_mem pm = { pid, -1 };
 	struct pmaps_heap_mem mem = {
-		.read = proc_read, .read_each = proc_read_each, .ctx = &pm,
+		.read = proc_read, .read_each = proc_read_each,
+		.resident = proc_resident, .ctx = &pm,
 	};
 	const struct pmaps_heap_mapping *libc;
 	struct pmaps_glibc_layout lay;
@@ -440,6 +467,9 @@ static int read_stopped(int pid, const char *debug_dir,
 		pmaps_heap_report_free(out);	/* its note */
 		return PMAPS_HEAP_ERR_READ;
 	}
+	/* spares the pages never touched; without it, every page is read */
+	snprintf(path, sizeof(path), "/proc/%d/pagemap", pid);
+	pm.pagemap = open(path, O_RDONLY | O_CLOEXEC);
 	/* a first read says whether we may read at all */
 	if (proc_read(&pm, mem.maps[0].start, &probe, sizeof(probe)) &&
 	    (errno == EPERM || errno == ESRCH)) {
@@ -508,12 +538,16 @@ static int read_stopped(int pid, const char *debug_dir,
 	thaw(&frozen);
 	free_maps(&mem);
 	free(threads);
+	if (pm.pagemap >= 0)
+		close(pm.pagemap);
 	return 0;
 fail:
 	thaw(&frozen);
 	pmaps_heap_report_free(out);
 	free_maps(&mem);
 	free(threads);
+	if (pm.pagemap >= 0)
+		close(pm.pagemap);
 	return st;
 }
 
