@@ -396,6 +396,48 @@ static void test_mmapped_bound(void)
 	tap_test_done("mmapped_chunks_bounded");
 }
 
+/* Every page resident but MMAPS + 3 pages, and how many were asked. */
+static size_t resident_asked;
+
+static int resident_but_one(void *ctx, uint64_t addr, size_t n, bool *in)
+{
+	size_t k;
+
+	(void)ctx;
+	for (k = 0; k < n; k++)
+		in[k] = addr + k * PG != MMAPS + 3 * PG;
+	resident_asked += n;
+	return 0;
+}
+
+/* A page neither in memory nor in swap is not read: its header, never
+ * written, is no chunk's. */
+static void test_mmapped_resident(void)
+{
+	struct pmaps_heap_report r;
+	struct img im;
+	char err[512];
+
+	img_init(&im);
+	build_main(&im, true);
+	img_add(&im, MMAPS, 4 * PG, "rw-p", "");
+	img_put64(&im, MMAPS + 8, 2 * PG | 2);
+	img_put64(&im, MMAPS + 3 * PG + 8, PG | 2);
+	im.mem.resident = resident_but_one;
+	resident_asked = 0;
+	tap_check(!walk(&im, MAIN_ARENA, &r, err, sizeof(err)),
+		  "walk: %s", err);
+	tap_check(r.nr_mmapped == 1 && r.mmapped[0].addr == MMAPS &&
+		  r.mmapped[0].size == 2 * PG,
+		  "%zu chunks served by mmap, expected the one on a resident page",
+		  r.nr_mmapped);
+	tap_check(resident_asked == 4, "%zu pages asked about, expected 4",
+		  resident_asked);
+	pmaps_heap_report_free(&r);
+	img_free(&im);
+	tap_test_done("mmapped_chunks_on_resident_pages");
+}
+
 #define TLS		0x7f3000000000ULL
 
 /*
@@ -547,7 +589,7 @@ static void test_layouts(void)
 int main(void)
 {
 	pmaps_glibc_layout_for(2, 36, &lay);
-	tap_plan(10);
+	tap_plan(11);
 	test_layouts();
 	test_units_used();
 	test_main_with_symbols();
@@ -556,6 +598,7 @@ int main(void)
 	test_thread_arena();
 	test_mmapped_merged();
 	test_mmapped_bound();
+	test_mmapped_resident();
 	test_tcache_tls();
 	test_corrupt();
 	return tap_failed_tests ? 1 : 0;
