@@ -23,8 +23,9 @@ want="$want zlib1g-dev"
 # pmaps export's tests parse its OpenMetrics text with the client's parser.
 want="$want python3-prometheus-client"
 # pmaps heap reads libc's debug symbols with elfutils, and its tests
-# read a target with and without them, and one linked with jemalloc.
-want="$want libdw-dev libc6-dbg libjemalloc-dev"
+# read a target with and without them, one linked with jemalloc, and one
+# that strace holds, which pmaps heap cannot stop.
+want="$want libdw-dev libc6-dbg libjemalloc-dev strace"
 # The guest's static pmaps links libdw.a, which needs libbz2.a too.
 want="$want libbz2-dev"
 # Building the patched kernel (tests/kernel/build.sh).

@@ -493,10 +493,30 @@ if ${CC:-cc} -O2 -pthread -o "$tmp/tcache_target" "$here/tcache_target.c" \
 		END { exit !(found && ok) }' "$tmp/out"
 	result tcache_bytes_of_other_threads
 	grep '^main arena' "$tmp/out" | diag
+
+	# Another tracer holds it: no thread pointer, and a note says the
+	# tcaches were found by their size instead.
+	if command -v strace > /dev/null; then
+		strace -p "$pid" -o /dev/null 2> /dev/null &
+		tracer=$!
+		for i in $(seq 100); do
+			awk '/^TracerPid:/ { exit $2 == 0 }' "/proc/$pid/status" &&
+				break
+			sleep 0.05
+		done
+		run "$PMAPS" heap --summary "$pid"
+		kill "$tracer"
+		wait "$tracer" 2> /dev/null
+		[ "$rc" = 0 ] && grep -q "^note: other threads' tcaches were not read from the threads (their thread pointers are not known)" "$tmp/out"
+		result tcaches_by_size_without_ptrace
+	else
+		lacks strace tcaches_by_size_without_ptrace
+	fi
 else
 	diag "$tmp/err"
 	not_ok tcaches_of_other_threads
 	not_ok tcache_bytes_of_other_threads
+	not_ok tcaches_by_size_without_ptrace
 fi
 
 # ---- what pmaps heap refuses ----
