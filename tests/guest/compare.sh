@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# On a patched kernel: /proc/PID/pmaps and /proc/pmaps_ext/PID must be
+# On a patched kernel: /proc/PID/pmaps and /proc/pmaps_ext/PID, and
+# /proc/PID/pmaps_numa and /proc/pmaps_ext/numa/PID, must be
 # byte-identical for quiescent processes (but for the vDSO's flags, which
 # other processes change; see lib.sh).  TAP.
 n=0
@@ -8,11 +9,12 @@ failed=0
 
 . /lib.sh
 
-# compare NAME PID: the target must not change between the two reads.
+# compare NAME KERNEL-FILE MODULE-FILE: the target must not change between
+# the two reads.
 compare() {
 	n=$((n + 1))
-	without_vdso_ranges "/proc/$2/pmaps" > /tmp/kernel.txt 2>&1
-	without_vdso_ranges "/proc/pmaps_ext/$2" > /tmp/module.txt 2>&1
+	without_vdso_ranges "$2" > /tmp/kernel.txt 2>&1
+	without_vdso_ranges "$3" > /tmp/module.txt 2>&1
 	if [ -s /tmp/kernel.txt ] && cmp -s /tmp/kernel.txt /tmp/module.txt; then
 		echo "ok $n $1 # $(wc -l < /tmp/kernel.txt) lines"
 	else
@@ -22,12 +24,14 @@ compare() {
 	fi
 }
 
+tests="test_identical_demo test_identical_sleep test_identical_init
+	test_identical_numa_demo test_identical_numa_sleep test_identical_numa_init"
 echo "TAP version 13"
-echo "1..3"
+echo "1..6"
 
 # Without the demo there is nothing to compare: each test fails.
 if ! start_demo /tmp/demo.pid; then
-	for t in test_identical_demo test_identical_sleep test_identical_init; do
+	for t in $tests; do
 		n=$((n + 1))
 		echo "not ok $n $t"
 	done
@@ -38,10 +42,15 @@ sleep 1000 &
 sleeper=$!
 kill -STOP "$demo" "$sleeper"
 
-compare test_identical_demo "$demo"
-compare test_identical_sleep "$sleeper"
 # init is blocked waiting for this script: quiescent.
-compare test_identical_init 1
+for target in demo:$demo sleep:$sleeper init:1; do
+	compare "test_identical_${target%:*}" "/proc/${target#*:}/pmaps" \
+		"/proc/pmaps_ext/${target#*:}"
+done
+for target in demo:$demo sleep:$sleeper init:1; do
+	compare "test_identical_numa_${target%:*}" \
+		"/proc/${target#*:}/pmaps_numa" "/proc/pmaps_ext/numa/${target#*:}"
+done
 
 kill -9 "$demo" "$sleeper"
 exit $failed
