@@ -11,7 +11,9 @@
 #                   the hung-task and softlockup detectors);
 #                   named patched-debug
 #   nopagemapcount  plain plus nopagemapcount.config: large folios without
-#                   per-page mapcounts; named patched-nopagemapcount
+#                   per-page mapcounts, and numa.config: two NUMA nodes
+#                   when booted with QEMU_NUMA=1; named
+#                   patched-nopagemapcount
 #
 # The patched tree is reused while the series and the base are unchanged,
 # each build directory while its config fragments and tree are.
@@ -45,7 +47,7 @@ for cfg in $configs; do
 	case $cfg in
 	plain) ;;
 	debug) fragments="$fragments $top/tests/kernel/debug.config" ;;
-	nopagemapcount) fragments="$fragments $top/tests/kernel/nopagemapcount.config" ;;
+	nopagemapcount) fragments="$fragments $top/tests/kernel/nopagemapcount.config $top/tests/kernel/numa.config" ;;
 	*)
 		echo "build.sh: no kernel config '$cfg'" >&2
 		exit 2

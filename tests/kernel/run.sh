@@ -37,11 +37,16 @@ gcc -static -Wall -O2 -Wno-unused-function -I"$src/tools/testing/selftests" \
 	exit 1
 }
 # The race stress runs 60 s on the debug kernel, as on the Debian ones;
-# the others add little to that and get 20 s.
+# the others add little to that and get 20 s.  The nopagemapcount kernel
+# has NUMA (numa.config) and boots with two nodes, so that numa_test's
+# node tests run against /proc/PID/pmaps_numa too.
 for spec in $(echo "$kernels" | awk 'NF == 3 { print $1 ":" $2 ":" $3 }'); do
-	seconds=20
-	case $spec in patched-debug:*) seconds=60 ;; esac
-	STRESS_SECONDS=$seconds SELFTEST=$build/selftest/proc-pid-pmaps \
+	seconds=20 numa=0
+	case $spec in
+	patched-debug:*) seconds=60 ;;
+	patched-nopagemapcount:*) numa=1 ;;
+	esac
+	QEMU_NUMA=$numa STRESS_SECONDS=$seconds SELFTEST=$build/selftest/proc-pid-pmaps \
 		"$top/tests/qemu/run.sh" --mode patched "$spec" || status=1
 done
 exit $status
