@@ -574,6 +574,60 @@ out:
 	return ok ? PASS : FAIL;
 }
 
+/*
+ * pmaps export --numa: the target's private anonymous memory bound to node
+ * 1 shows as node="1" resident bytes of kind anon, at least the region's
+ * length (the target's other anonymous pages may be on either node).
+ */
+static enum outcome test_export_per_node(void)
+{
+	struct placed pl = { REGION_PAGES * page_size, 0, MPOL_BIND, 2,
+			     MADV_NOHUGEPAGE, false };
+	struct target t = { .pid = -1, .release_fd = -1 };
+	char pid[16], want[64];
+	char *argv[] = { "/bin/pmaps", "export", "--numa", pid, NULL };
+	struct text out = { 0 };
+	unsigned long long bytes = 0;
+	const char *line, *value;
+	bool ok = false;
+	int status;
+
+	if (!have_node1())
+		return skip("fewer than two NUMA nodes");
+	if (target_start(&t, setup_placed, &pl) || target_stop(&t))
+		goto out;
+	snprintf(pid, sizeof(pid), "%d", (int)t.pid);
+	status = run_capture(argv, &out);
+	if (status) {
+		tap_diag("pmaps export exited with %d: %.*s", status,
+			 (int)out.len, out.data);
+		goto out;
+	}
+	out.data[out.len ? out.len - 1 : 0] = '\0';
+	snprintf(want, sizeof(want), "pmaps_resident_bytes{pid=\"%s\",", pid);
+	for (line = strstr(out.data, want); line;
+	     line = strstr(line + 1, want)) {
+		const char *end = strchr(line, '\n');
+		const char *node = strstr(line, ",kind=\"anon\",node=\"1\"}");
+
+		if (node && (!end || node < end)) {
+			value = strchr(node, ' ');
+			bytes = value ? strtoull(value + 1, NULL, 10) : 0;
+			break;
+		}
+	}
+	ok = bytes >= pl.len;
+	if (!ok)
+		tap_diag("want at least %zu resident anon bytes on node 1, got %llu:\n%s",
+			 pl.len, bytes, out.data);
+	else
+		tap_diag("node 1 anon resident: %llu bytes", bytes);
+out:
+	text_free(&out);
+	target_end(&t);
+	return ok ? PASS : FAIL;
+}
+
 static const struct test_case tests[] = {
 	TEST(test_default_text_unchanged),
 	TEST(test_node_bind_0),
@@ -584,6 +638,7 @@ static const struct test_case tests[] = {
 	TEST(test_size_hugetlb_node),
 	TEST(test_size_withheld_from_other_users),
 	TEST(test_pmaps_totals_per_node),
+	TEST(test_export_per_node),
 };
 
 int main(int argc, char **argv)
