@@ -668,9 +668,21 @@ static void changed_list(const struct watch *w, FILE *out)
 			put_segment(w, out, aw, &w->segs[k]);
 }
 
-static void draw_frame(struct watch *w, FILE *out)
+/* w->now's title line, then its ranges: one process's text view. */
+static void text_process(const struct watch *w, FILE *out)
 {
 	char source[128];
+
+	fputs(w->color ? "\033[1m" : "", out);
+	pmaps_put_name(out, w->now.label);
+	fprintf(out, ": source %s%s\n",
+		pmaps_doc_source(&w->now, source, sizeof(source)),
+		w->color ? "\033[0m" : "");
+	text_view(w, out);
+}
+
+static void draw_frame(struct watch *w, FILE *out)
+{
 	struct totals t;
 
 	count_totals(&w->now.map, &t);
@@ -701,12 +713,7 @@ static void draw_frame(struct watch *w, FILE *out)
 		}
 		changed_list(w, out);
 	} else {
-		fputs(w->color ? "\033[1m" : "", out);
-		pmaps_put_name(out, w->now.label);
-		fprintf(out, ": source %s%s\n",
-			pmaps_doc_source(&w->now, source, sizeof(source)),
-			w->color ? "\033[0m" : "");
-		text_view(w, out);
+		text_process(w, out);
 	}
 	w->prev_totals = t;
 }
@@ -1146,7 +1153,6 @@ static int draw_group(struct watch *w, FILE *out)
 	unsigned long long changed[PMAPS_CHANGE_NR] = { 0 };
 	struct totals t = { 0 };
 	size_t i, g, appeared = 0;
-	char source[128];
 	int k;
 
 	for (i = 0; i < w->nr_members; i++) {
@@ -1209,12 +1215,7 @@ static int draw_group(struct watch *w, FILE *out)
 			return -1;
 		}
 		put_totals(w, out, &m->totals);
-		fputs(w->color ? "\033[1m" : "", out);
-		pmaps_put_name(out, m->now.label);
-		fprintf(out, ": source %s%s\n",
-			pmaps_doc_source(&m->now, source, sizeof(source)),
-			w->color ? "\033[0m" : "");
-		text_view(w, out);
+		text_process(w, out);
 		unborrow(w);
 	}
 	return 0;
