@@ -7,7 +7,7 @@
 # commands before it into a result, tap_done prints the plan and returns
 # failure if any test failed, spawn_target starts a test's target process,
 # alive and wait_gone tell whether a child runs and wait a bounded time for
-# it to end, lacks reports tests whose tool is missing, on_tty and have_tty
+# it to end, wait_for_line waits a bounded time for a line in a file, lacks reports tests whose tool is missing, on_tty and have_tty
 # run a command on a pseudo-terminal.  $slow scales poll bounds.
 # $esc is the escape character, for the tests of coloured output.
 
@@ -176,6 +176,17 @@ spawn_target() {
 			return 1
 		fi
 		sleep "$spawn_step"
+		i=$((i + 1))
+	done
+}
+
+# wait_for_line FILE PATTERN: until FILE has a line matching PATTERN
+# (grep), 30 s at most (5 min under valgrind)
+wait_for_line() {
+	i=0
+	until grep -q "$2" "$1" 2> /dev/null; do
+		[ $i -ge $((600 * slow)) ] && return 1
+		sleep 0.05
 		i=$((i + 1))
 	done
 }

@@ -275,17 +275,6 @@ sum=$(frame 2 | awk '/^--- process / { p = 1; next }
 result watch_two_frames
 [ "$rc" = 0 ] || diag "$tmp/err"
 
-# wait_for FILE PATTERN: until FILE has a line matching, 30 s at most
-# (5 min under valgrind)
-wait_for() {
-	i=0
-	until grep -q "$2" "$1" 2> /dev/null; do
-		[ $i -ge $((600 * slow)) ] && return 1
-		sleep 0.05
-		i=$((i + 1))
-	done
-}
-
 # A live watch: a fourth stopped sleep moved into the child cgroup once
 # frame 1 is out must appear; then a member killed (and reaped) must be
 # gone in a later frame and in no frame after that.
@@ -296,21 +285,21 @@ set -- $pids
 victim=$1
 appeared=
 gone=
-if ! wait_for "$tmp/live" "^=== frame 1\$"; then
+if ! wait_for_line "$tmp/live" "^=== frame 1\$"; then
 	echo "# pmaps watch showed no frame 1"
 elif ! stopped_sleep || ! echo "$p" > "$group/sub/cgroup.procs"; then
 	echo "# no fourth process in $group/sub"
-elif ! wait_for "$tmp/live" "^--- process $p appeared\$"; then
+elif ! wait_for_line "$tmp/live" "^--- process $p appeared\$"; then
 	echo "# process $p never appeared"
 else
 	appeared=$p
 	kill -KILL "$victim"
 	wait "$victim" 2> /dev/null
-	wait_for "$tmp/live" "^--- process $victim gone\$" && gone=$victim ||
+	wait_for_line "$tmp/live" "^--- process $victim gone\$" && gone=$victim ||
 		echo "# process $victim never gone"
 	# one frame more after it, which must no longer list it
 	n=$(sed -n 's/^=== frame \([0-9]*\)$/\1/p' "$tmp/live" | tail -n 1)
-	wait_for "$tmp/live" "^=== frame $((n + 1))\$" ||
+	wait_for_line "$tmp/live" "^=== frame $((n + 1))\$" ||
 		echo "# no frame after frame $n"
 fi
 kill -TERM "$watch_pid"

@@ -34,17 +34,6 @@ frame() {
 	awk -v n="$1" '/^=== frame / { on = $3 == n } on' "${2:-$tmp/out}"
 }
 
-# wait_for FILE PATTERN: until FILE has a line matching, 30 s at most
-# (5 min under valgrind)
-wait_for() {
-	i=0
-	until grep -q "$2" "$1" 2> /dev/null; do
-		[ $i -ge $((600 * slow)) ] && return 1
-		sleep 0.05
-		i=$((i + 1))
-	done
-}
-
 usage_hint="Try 'pmaps watch --help' for more information."
 
 cd "$fix" || exit 1
@@ -568,10 +557,10 @@ else
 	# and fails the test, rather than let the later checks run on a
 	# process in some other state.  --changed has compared one frame
 	# before the change.
-	if ! wait_for "$tmp/live" "^=== frame 1" ||
-	   ! wait_for "$tmp/changed" "^=== frame 2"; then
+	if ! wait_for_line "$tmp/live" "^=== frame 1" ||
+	   ! wait_for_line "$tmp/changed" "^=== frame 2"; then
 		echo "# pmaps watch showed no frame 1, or --changed no frame 2"
-	elif ! kill -USR1 "$target_pid" || ! wait_for "$tmp/layout" done; then
+	elif ! kill -USR1 "$target_pid" || ! wait_for_line "$tmp/layout" done; then
 		echo "# the target did not say done after SIGUSR1"
 	elif ! wait_for_pages + "4 5 6 7"; then
 		echo "# no frames marked pages 4-7 added"
