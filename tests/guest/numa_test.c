@@ -529,6 +529,30 @@ static enum outcome test_size_withheld_from_other_users(void)
 	return ok ? PASS : FAIL;
 }
 
+/*
+ * Start a target with pl placed and stopped, write its PID into pid (the
+ * PID argument of argv) and run argv into *out, NUL-terminated.  False,
+ * with a diagnostic when pmaps failed, if any step did.
+ */
+static bool run_pmaps_on_placed(struct target *t, struct placed *pl,
+				char *const argv[], char pid[16],
+				struct text *out)
+{
+	int status;
+
+	if (target_start(t, setup_placed, pl) || target_stop(t))
+		return false;
+	snprintf(pid, 16, "%d", (int)t->pid);
+	status = run_capture(argv, out);
+	if (status) {
+		tap_diag("pmaps exited with %d: %.*s", status,
+			 (int)out->len, out->data);
+		return false;
+	}
+	out->data[out->len ? out->len - 1 : 0] = '\0';
+	return true;
+}
+
 /* pmaps --numa --totals: the VMA's per-node totals, as numa_maps' N<n>=. */
 static enum outcome test_pmaps_totals_per_node(void)
 {
@@ -541,20 +565,11 @@ static enum outcome test_pmaps_totals_per_node(void)
 	struct text out = { 0 };
 	const char *vma, *total;
 	bool ok = false;
-	int status;
 
 	if (!have_node1())
 		return skip("fewer than two NUMA nodes");
-	if (target_start(&t, setup_placed, &pl) || target_stop(&t))
+	if (!run_pmaps_on_placed(&t, &pl, argv, pid, &out))
 		goto out;
-	snprintf(pid, sizeof(pid), "%d", (int)t.pid);
-	status = run_capture(argv, &out);
-	if (status) {
-		tap_diag("pmaps exited with %d: %.*s", status, (int)out.len,
-			 out.data);
-		goto out;
-	}
-	out.data[out.len ? out.len - 1 : 0] = '\0';
 	snprintf(head, sizeof(head), "\n%llx-",
 		 (unsigned long long)(uintptr_t)t.base);
 	snprintf(want, sizeof(want), "N0 0  N1 %zu.0K", pl.len >> 10);
@@ -590,20 +605,11 @@ static enum outcome test_export_per_node(void)
 	unsigned long long bytes = 0;
 	const char *line, *value;
 	bool ok = false;
-	int status;
 
 	if (!have_node1())
 		return skip("fewer than two NUMA nodes");
-	if (target_start(&t, setup_placed, &pl) || target_stop(&t))
+	if (!run_pmaps_on_placed(&t, &pl, argv, pid, &out))
 		goto out;
-	snprintf(pid, sizeof(pid), "%d", (int)t.pid);
-	status = run_capture(argv, &out);
-	if (status) {
-		tap_diag("pmaps export exited with %d: %.*s", status,
-			 (int)out.len, out.data);
-		goto out;
-	}
-	out.data[out.len ? out.len - 1 : 0] = '\0';
 	snprintf(want, sizeof(want), "pmaps_resident_bytes{pid=\"%s\",", pid);
 	for (line = strstr(out.data, want); line;
 	     line = strstr(line + 1, want)) {
