@@ -920,6 +920,7 @@ static void print_group(struct wss *w, const struct member *m, int n,
 	unsigned long long resident = 0, accessed = 0;
 	size_t measured = 0;
 	int i;
+	bool any = false;
 
 	if (!w->said_method) {
 		fputs("group ", stdout);
@@ -948,6 +949,16 @@ static void print_group(struct wss *w, const struct member *m, int n,
 	printf("%10llu %10llu %14llu total of %zu process%s\n", resident,
 	       accessed, accessed * w->psize, measured,
 	       measured == 1 ? "" : "es");
+	for (i = 0; i < n; i++) {
+		if (!m[i].gone)
+			continue;
+		printf("%s %d", any ? "" :
+		       "gone (ended during the interval, not counted):",
+		       m[i].w.o.pid);
+		any = true;
+	}
+	if (any)
+		putchar('\n');
 }
 
 /*
@@ -960,9 +971,9 @@ static int group_interval(struct wss *w, unsigned long nr,
 {
 	struct member *m = NULL;
 	struct timespec t0, t1;
-	int *pids = NULL, *after = NULL, *gone = NULL;
+	int *pids = NULL, *after = NULL;
 	unsigned long long untracked = 0;
-	int n, n_after, n_gone = 0, i;
+	int n, n_after, i;
 	bool whole;
 	int ret;
 
@@ -973,8 +984,7 @@ static int group_interval(struct wss *w, unsigned long nr,
 	}
 	ret = group_choose(w, pids, n);
 	m = calloc((size_t)n + 1, sizeof(*m));
-	gone = calloc((size_t)n + 1, sizeof(*gone));
-	if (ret || !m || !gone) {
+	if (ret || !m) {
 		if (!ret)
 			fputs("pmaps wss: out of memory\n", stderr);
 		ret = ret ? ret : PMAPS_ERR_TARGET;
@@ -1007,7 +1017,6 @@ static int group_interval(struct wss *w, unsigned long nr,
 			ret = PMAPS_OK;
 		}
 		if (m[i].gone) {
-			gone[n_gone++] = pids[i];
 			result_free(&r);
 			continue;
 		}
@@ -1026,9 +1035,6 @@ static int group_interval(struct wss *w, unsigned long nr,
 		goto out;
 	}
 	print_group(w, m, n, nr, ts_sub(t1, t0), !whole);
-	/* the PIDs of the gone against none: all of them */
-	put_missing("gone (ended during the interval, not counted):", gone,
-		    n_gone, NULL, 0);
 	put_missing("appeared (measured from the next interval):", after,
 		    n_after, pids, n);
 	if (untracked)
@@ -1041,7 +1047,6 @@ out:
 		free(m[i].w.start.tracked);
 	}
 	free(m);
-	free(gone);
 	free(pids);
 	free(after);
 	return ret;
