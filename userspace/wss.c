@@ -245,6 +245,7 @@ static int parse_args(int argc, char **argv, struct wss_opts *o)
  * Every step on one process puts its message in w->err for the caller,
  * which says nothing when that process has just ended in a --cgroup run.
  */
+__attribute__((format(printf, 2, 3)))
 static int target_fail(struct wss *w, const char *fmt, ...)
 {
 	va_list ap;
