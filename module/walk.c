@@ -12,7 +12,9 @@
 #include <linux/fs.h>
 #include <linux/hugetlb.h>
 #include <linux/limits.h>
+#include <linux/memcontrol.h>
 #include <linux/mm.h>
+#include <linux/mm_inline.h>
 #include <linux/pagemap.h>
 #include <linux/pgtable.h>
 #include <linux/rcupdate.h>
@@ -252,15 +254,73 @@ static enum pmaps_step pmaps_hole(struct pmaps_walk *walk, unsigned long addr)
 	return pmaps_end_range(walk, addr) ? PMAPS_CONTINUE : PMAPS_RECORD_FULL;
 }
 
+#ifdef CONFIG_LRU_GEN
+/*
+ * The lruvec of a folio on an LRU list, as folio_lruvec() finds it, or
+ * NULL.  folio_lruvec() itself falls back on root_mem_cgroup, which is not
+ * exported, and may write lruvec->pgdat; a charged folio always has a
+ * memcg.  Call under RCU, which keeps the memcg alive (folio_lruvec()'s
+ * rule); the page-table lock keeps the folio.
+ */
+static struct lruvec *pmaps_folio_lruvec(struct folio *folio)
+{
+#ifdef CONFIG_MEMCG
+	struct mem_cgroup *memcg;
+
+	if (!mem_cgroup_disabled()) {
+		memcg = folio_memcg(folio);
+		return memcg ? &memcg->nodeinfo[folio_nid(folio)]->lruvec :
+		       NULL;
+	}
+#endif
+	return &folio_pgdat(folio)->__lruvec;
+}
+
+/*
+ * A folio on a multi-gen LRU list keeps its generation in folio->flags
+ * and no PG_active.  The kernel counts it as active (in /proc/meminfo's
+ * Active(anon) and Active(file), lru_gen_update_size()) while that
+ * generation is one of the two youngest of its lruvec:
+ * lru_gen_is_active().  The generation and max_seq are read without the
+ * LRU lock, as folio_update_gen() and lru_gen_look_around() read them;
+ * aging may move either a moment later, as it may after any read.  Off
+ * the lists (in a per-CPU batch, or isolated) a folio carries PG_active
+ * instead: lru_gen_add_folio() and lru_gen_del_folio() translate between
+ * the two.
+ */
+static unsigned int pmaps_folio_active(struct folio *folio)
+{
+	int gen = folio_lru_gen(folio);
+	struct lruvec *lruvec;
+	unsigned int active;
+
+	if (gen < 0)
+		return folio_test_active(folio) ? BIT(PMAPS_F_ACTIVE) : 0;
+	rcu_read_lock();
+	lruvec = pmaps_folio_lruvec(folio);
+	if (!lruvec)
+		active = PMAPS_WITHHELD(BIT(PMAPS_F_ACTIVE));
+	else if (lru_gen_is_active(lruvec, gen))
+		active = BIT(PMAPS_F_ACTIVE);
+	else
+		active = 0;
+	rcu_read_unlock();
+	return active;
+}
+#else
+static unsigned int pmaps_folio_active(struct folio *folio)
+{
+	return folio_test_active(folio) ? BIT(PMAPS_F_ACTIVE) : 0;
+}
+#endif /* CONFIG_LRU_GEN */
+
 static unsigned int pmaps_folio_flags(const struct pmaps_walk *walk,
 				      struct folio *folio)
 {
-	unsigned int flags = 0;
+	unsigned int flags = pmaps_folio_active(folio);
 
 	if (folio_test_referenced(folio))
 		flags |= BIT(PMAPS_F_REFERENCED);
-	if (folio_test_active(folio))
-		flags |= BIT(PMAPS_F_ACTIVE);
 	if (folio_test_uptodate(folio))
 		flags |= BIT(PMAPS_F_UPTODATE);
 	if (folio_test_dirty(folio))
