@@ -27,6 +27,7 @@
 #define KPF_REFERENCED	2
 #define KPF_UPTODATE	3
 #define KPF_DIRTY	4
+#define KPF_LRU		5
 #define KPF_ACTIVE	6
 #define KPF_WRITEBACK	8
 #define KPF_COMPOUND_HEAD	15
@@ -88,6 +89,7 @@ struct pm_ctx {
 	int pid;
 	unsigned long psize;
 	int pm_fd, kpf_fd, kpc_fd;
+	bool mglru;			/* A unknown for folios on an LRU list */
 	uint64_t *pm;			/* PM_BATCH pagemap entries */
 	uint64_t *pm_again;		/* the same, read after kpageflags */
 	uint64_t *page_kpf, *page_kpc;	/* per entry of the batch */
@@ -550,6 +552,28 @@ static int head_flags(struct pm_ctx *c, uint64_t pfn, uint64_t *kpf)
 	return 1;
 }
 
+/*
+ * Whether the multi-gen LRU is on (bit 0 of its mask,
+ * Documentation/admin-guide/mm/multigen_lru.rst).  A folio on its lists
+ * keeps a generation and no PG_active, and the kernel counts it active
+ * while that generation is one of the two youngest (lru_gen_is_active());
+ * kpageflags shows no generation, so A is unknown for a folio on an LRU
+ * list there.  Off the lists (KPF_LRU clear: in a per-CPU batch, or
+ * isolated) PG_active says what it says on the classic LRU.
+ */
+static bool lru_gen_on(void)
+{
+	FILE *f = fopen("/sys/kernel/mm/lru_gen/enabled", "re");
+	unsigned int mask = 0;
+	bool on;
+
+	if (!f)
+		return false;
+	on = fscanf(f, "%x", &mask) == 1 && (mask & 1);
+	fclose(f);
+	return on;
+}
+
 static unsigned int kpf_to_flags(uint64_t kpf)
 {
 	unsigned int f = 0;
@@ -820,6 +844,10 @@ static int place_page(struct pm_ctx *c, uint64_t vpn, size_t i)
 	} else if (c->page_kind[i] == PM_PAGE_KNOWN &&
 		   pmaps_pm_pfn(c->pm_again[i]) == pmaps_pm_pfn(c->pm[i])) {
 		flags = kpf_to_flags(c->page_kpf[i]);
+		if (c->mglru && (c->page_kpf[i] & (1ULL << KPF_LRU))) {
+			flags &= ~(1u << PMAPS_ACTIVE);
+			unknown |= 1u << PMAPS_ACTIVE;
+		}
 		mapcount = (long)c->page_kpc[i];
 	} else {
 		/* split or freed, or moved, unmapped or replaced since */
@@ -989,7 +1017,7 @@ static int reader_init(struct reader *r, const struct pm_ctx *c)
 	size_t v;
 
 	r->c = (struct pm_ctx){
-		.pid = c->pid, .psize = c->psize,
+		.pid = c->pid, .psize = c->psize, .mglru = c->mglru,
 		.pm_fd = c->pm_fd, .kpf_fd = c->kpf_fd, .kpc_fd = c->kpc_fd,
 		.regs = c->regs, .nr_regs = c->nr_regs, .scanned = c->scanned,
 		.spans = c->spans, .nr_spans = c->nr_spans,
@@ -1174,6 +1202,7 @@ int pmaps_from_pagemap_how(int pid, unsigned int avoid, struct pmaps_map *out,
 	if (errlen)
 		err[0] = '\0';
 	c.psize = pmaps_page_size();
+	c.mglru = lru_gen_on();
 
 	snprintf(path, sizeof(path), "/proc/%d/pagemap", pid);
 	if (open_ro(&c, path, &c.pm_fd))
