@@ -193,6 +193,18 @@ static size_t fmt_mapcount_w(char *p, long mapcount, size_t width)
 			   width);
 }
 
+/*
+ * The mapcount column of a range or page line: a blank, then the count
+ * right-aligned in width.  The blank is always there, so that a mapcount
+ * wider than the column (1000 processes mapping libc) never runs into
+ * the flags before it.
+ */
+static size_t fmt_mapcount_col(char *p, long mapcount, size_t width)
+{
+	*p = ' ';
+	return 1 + fmt_mapcount_w(p + 1, mapcount, width);
+}
+
 /* Lowercase hex, zero-padded to at least width digits. */
 static size_t fmt_hex(char *p, unsigned long long v, int width)
 {
@@ -466,6 +478,7 @@ struct vctx {
 	int color;
 	int aw;			/* hex digits of an address */
 	size_t names_w;		/* width of decoded flags, when decoding */
+	size_t mapcount_w;	/* width of the document's widest mapcount */
 	uint64_t *ent;		/* PM_ENTRIES pagemap entries ... */
 	unsigned long long ent_addr;	/* ... from this address */
 	size_t ent_n;		/* ... this many valid */
@@ -527,6 +540,17 @@ static void ctx_init(struct vctx *c, struct ob *o,
 		if (w > c->aw)
 			c->aw = w;
 	}
+	/* 3 keeps the columns of every mapcount below 1000 where they were */
+	c->mapcount_w = 3;
+	for (i = 0; i < m->nr_vmas; i++)
+		for (j = 0; j < m->vmas[i].nr_ranges; j++) {
+			char digits[PMAPS_MAPCOUNT_LEN];
+			size_t n = pmaps_format_mapcount(
+				m->vmas[i].ranges[j].mapcount, digits);
+
+			if (n > c->mapcount_w)
+				c->mapcount_w = n;
+		}
 	if (opts->decode) {
 		char buf[FLAG_NAMES_MAX];
 
@@ -772,8 +796,8 @@ static void put_mapcount(struct vctx *c, long mapcount)
 
 	if (shared)
 		ob_str(c->o, SGR_SHARED);
-	c->o->len += fmt_mapcount_w(ob_room(c->o, PMAPS_MAPCOUNT_LEN + 4),
-				    mapcount, 4);
+	c->o->len += fmt_mapcount_col(ob_room(c->o, PMAPS_MAPCOUNT_LEN + 1),
+				      mapcount, c->mapcount_w);
 	if (shared)
 		ob_str(c->o, SGR_RESET);
 }
@@ -831,7 +855,7 @@ static void default_range(struct vctx *c, const struct pmaps_vma *v,
 		/* the hot path: no call that could flush in between */
 		pmaps_format_flags(r->flags, r->unknown, p);
 		p += PMAPS_NR_FLAGS;
-		p += fmt_mapcount_w(p, r->mapcount, 4);
+		p += fmt_mapcount_col(p, r->mapcount, c->mapcount_w);
 		*p++ = '\n';
 		o->len = (size_t)(p - o->buf);
 		return;
