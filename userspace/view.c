@@ -61,6 +61,7 @@
 #endif
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -287,6 +288,25 @@ static size_t fmt_human_w(char *p, unsigned long long bytes, size_t width)
 	return right_align(p, tmp, fmt_human(tmp, bytes), width);
 }
 
+/*
+ * A folio size of kb KiB as a size ("2.0M"), "?" when unknown; in KiB
+ * ("...K") where the bytes would not fit 64 bits.  Room: 32 bytes.
+ */
+static size_t fmt_folio(char *p, unsigned long long kb)
+{
+	size_t n;
+
+	if (kb == PMAPS_KB_UNKNOWN) {
+		*p = '?';
+		return 1;
+	}
+	if (kb <= ULLONG_MAX >> 10)
+		return fmt_human(p, kb << 10);
+	n = pmaps_format_udec(p, kb);
+	p[n++] = 'K';
+	return n;
+}
+
 static void ob_udec_w(struct ob *o, unsigned long long v, size_t width)
 {
 	o->len += fmt_udec_w(ob_room(o, 24 + width), v, width);
@@ -479,6 +499,8 @@ struct vctx {
 	int aw;			/* hex digits of an address */
 	size_t names_w;		/* width of decoded flags, when decoding */
 	size_t mapcount_w;	/* width of the document's widest mapcount */
+	/* --numa documents: widths of the NODE and folio size columns */
+	size_t node_w, folio_w;	/* 0: the document has no NUMA fields */
 	uint64_t *ent;		/* PM_ENTRIES pagemap entries ... */
 	unsigned long long ent_addr;	/* ... from this address */
 	size_t ent_n;		/* ... this many valid */
@@ -519,6 +541,52 @@ static void find_nodes(struct vctx *c)
 		}
 }
 
+/* The NODE and folio size columns as wide as the document's widest. */
+static void numa_widths(struct vctx *c)
+{
+	const struct pmaps_map *m = &c->doc->map;
+	char buf[32];
+	size_t i, j, n;
+
+	c->node_w = c->folio_w = 1;
+	for (i = 0; i < m->nr_vmas; i++)
+		for (j = 0; j < m->vmas[i].nr_ranges; j++) {
+			const struct pmaps_range *r = &m->vmas[i].ranges[j];
+
+			n = pmaps_format_node(r->node, buf);
+			if (n > c->node_w)
+				c->node_w = n;
+			n = fmt_folio(buf, r->kb);
+			if (n > c->folio_w)
+				c->folio_w = n;
+		}
+}
+
+/*
+ * " NODE FOLIO" after a range's mapcount, '?' where unknown; nothing for
+ * a document without NUMA fields.  Room: 64 bytes.
+ */
+static size_t fmt_numa_cols(const struct vctx *c, char *p,
+			    const struct pmaps_range *r)
+{
+	char tmp[32];
+	size_t n = 0;
+
+	if (!c->node_w)
+		return 0;
+	p[n++] = ' ';
+	n += right_align(p + n, tmp, pmaps_format_node(r->node, tmp),
+			 c->node_w);
+	p[n++] = ' ';
+	n += right_align(p + n, tmp, fmt_folio(tmp, r->kb), c->folio_w);
+	return n;
+}
+
+static void put_numa_cols(struct vctx *c, const struct pmaps_range *r)
+{
+	c->o->len += fmt_numa_cols(c, ob_room(c->o, 64), r);
+}
+
 static void ctx_init(struct vctx *c, struct ob *o,
 		     const struct pmaps_view_opts *opts,
 		     const struct pmaps_doc *doc)
@@ -551,6 +619,8 @@ static void ctx_init(struct vctx *c, struct ob *o,
 			if (n > c->mapcount_w)
 				c->mapcount_w = n;
 		}
+	if (m->numa)
+		numa_widths(c);
 	if (opts->decode) {
 		char buf[FLAG_NAMES_MAX];
 
@@ -856,6 +926,7 @@ static void default_range(struct vctx *c, const struct pmaps_vma *v,
 		pmaps_format_flags(r->flags, r->unknown, p);
 		p += PMAPS_NR_FLAGS;
 		p += fmt_mapcount_col(p, r->mapcount, c->mapcount_w);
+		p += fmt_numa_cols(c, p, r);
 		*p++ = '\n';
 		o->len = (size_t)(p - o->buf);
 		return;
@@ -863,6 +934,7 @@ static void default_range(struct vctx *c, const struct pmaps_vma *v,
 	o->len = (size_t)(p - o->buf);
 	put_flags(c, r->flags, r->unknown);
 	put_mapcount(c, r->mapcount);
+	put_numa_cols(c, r);
 	ob_ch(o, '\n');
 }
 
@@ -1286,6 +1358,7 @@ static void page_line(struct vctx *c, unsigned long long addr,
 	if (r) {
 		put_flags(c, r->flags, r->unknown);
 		put_mapcount(c, r->mapcount);
+		put_numa_cols(c, r);
 		/* pagemap is read after the document: it may differ */
 		if (have_e && !(e & PMAPS_PM_PRESENT))
 			ob_str(o, (e & PMAPS_PM_SWAP) ? " (now swapped)" :
@@ -1503,6 +1576,14 @@ static int view_address(struct vctx *c)
 			ob_str(o, "? (withheld by the kernel)\n");
 		else
 			ob_fmt(o, "%ld\n", r->mapcount);
+		if (c->node_w) {
+			char buf[32];
+
+			pmaps_format_node(r->node, buf);
+			ob_fmt(o, "  node        %s\n", buf);
+			buf[fmt_folio(buf, r->kb)] = '\0';
+			ob_fmt(o, "  folio       %s\n", buf);
+		}
 	} else {
 		ob_str(o, "not resident\n");
 	}
@@ -1681,7 +1762,11 @@ static void tsv_str(struct ob *o, const char *s)
 	ob_mem(o, run, (size_t)(s - run));
 }
 
-static void tsv_doc(struct ob *o, const struct pmaps_doc *d)
+/*
+ * numa: any document has NUMA fields; every row then has node and kb as
+ * the text format has them, "?" in the rows of a document without.
+ */
+static void tsv_doc(struct ob *o, const struct pmaps_doc *d, bool numa)
 {
 	const struct pmaps_map *m = &d->map;
 	unsigned long long psize = pmaps_page_size();
@@ -1719,6 +1804,12 @@ static void tsv_doc(struct ob *o, const struct pmaps_doc *d)
 			p += PMAPS_NR_FLAGS;
 			*p++ = '\t';
 			p += fmt_mapcount_w(p, r->mapcount, 0);
+			if (numa) {
+				*p++ = '\t';
+				p += pmaps_format_node(r->node, p);
+				*p++ = '\t';
+				p += pmaps_format_kb(r->kb, p);
+			}
 			*p++ = '\n';
 			o->len = (size_t)(p - o->buf);
 		}
@@ -1758,7 +1849,7 @@ int pmaps_view(FILE *out, const struct pmaps_view_opts *opts,
 	struct ob *o = malloc(sizeof(*o));
 	int ret = 0, found = 0, err;
 	struct group_row *rows = NULL;
-	bool group;
+	bool group, numa = false;
 	struct vctx c;
 	size_t i;
 
@@ -1775,9 +1866,12 @@ int pmaps_view(FILE *out, const struct pmaps_view_opts *opts,
 		view_json(o, opts, docs, nr_docs);
 		break;
 	case PMAPS_VIEW_TSV:
-		ob_str(o, "pid\tvma_start\tvma_end\tperms\toffset\tdev\tinode\tname\trange_start\trange_end\tindex\tcount\tflags\tmapcount\n");
 		for (i = 0; i < nr_docs; i++)
-			tsv_doc(o, &docs[i]);
+			numa |= docs[i].map.numa;
+		ob_str(o, "pid\tvma_start\tvma_end\tperms\toffset\tdev\tinode\tname\trange_start\trange_end\tindex\tcount\tflags\tmapcount");
+		ob_str(o, numa ? "\tnode\tkb\n" : "\n");
+		for (i = 0; i < nr_docs; i++)
+			tsv_doc(o, &docs[i], numa);
 		break;
 	case PMAPS_VIEW_RAW:
 		for (i = 0; i < nr_docs; i++)

@@ -85,38 +85,65 @@ doc_field 3 > "$tmp/flags"
 doc_field 4 > "$tmp/mapcount"
 doc_field 2 > "$tmp/count"
 doc_field 4 libc > "$tmp/libc_mapcount"
+doc_field 5 > "$tmp/node"
+doc_field 5 libc > "$tmp/libc_node"
+doc_field 6 > "$tmp/kb"
+# the folio sizes as the text views print them: 16 KiB is 16.0K
+human='function human(kb) {
+	if (kb == "?") return kb
+	if (kb < 1024) return sprintf("%.1fK", kb)
+	if (kb < 1048576) return sprintf("%.1fM", kb / 1024)
+	return sprintf("%.1fG", kb / 1048576)
+}'
+awk "$human { print human(\$0) }" "$tmp/kb" > "$tmp/folio"
 
-# "  START-END SIZE FLAGS MAPCOUNT"
+# "  START-END SIZE FLAGS MAPCOUNT NODE FOLIO": the document has the NUMA
+# fields, and every view of ranges shows them
 range_row='^  [0-9a-f]+-[0-9a-f]+ '
 
 run "$PMAPS" -f "$doc"
-columns default_view "$range_row" 4 3 3="$tmp/flags" 4="$tmp/mapcount"
+columns default_view "$range_row" 6 3 3="$tmp/flags" 4="$tmp/mapcount" \
+	5="$tmp/node" 6="$tmp/folio"
 
 run "$PMAPS" --totals -f "$doc"
-columns totals_view "$range_row" 4 3 3="$tmp/flags" 4="$tmp/mapcount"
+columns totals_view "$range_row" 6 3 3="$tmp/flags" 4="$tmp/mapcount" \
+	5="$tmp/node"
 
 run "$PMAPS" --areas libc.so -f "$doc"
-columns areas_view "$range_row" 4 3 4="$tmp/libc_mapcount"
+columns areas_view "$range_row" 6 3 4="$tmp/libc_mapcount" \
+	5="$tmp/libc_node"
 
 # -d: the names, padded to the widest, then the mapcount
 run "$PMAPS" -d -f "$doc"
-columns decode_view "$range_row" 4 0 4="$tmp/mapcount"
+columns decode_view "$range_row" 6 0 4="$tmp/mapcount" 5="$tmp/node"
 
-# --pages, without the 1 PiB VMA: "  ADDRESS INDEX FLAGS MAPCOUNT"
+# --pages, without the 1 PiB VMA: "  ADDRESS INDEX FLAGS MAPCOUNT NODE
+# FOLIO"
 doc_field 4 'demo|libc|vsyscall' pages > "$tmp/page_mapcount"
 doc_field 3 'demo|libc|vsyscall' pages > "$tmp/page_flags"
+doc_field 6 'demo|libc|vsyscall' pages |
+	awk "$human { print human(\$0) }" > "$tmp/page_folio"
 run "$PMAPS" --pages --areas demo,libc,vsyscall -f "$doc"
-columns pages_view '^  [0-9a-f]+ ' 4 3 3="$tmp/page_flags" \
-	4="$tmp/page_mapcount"
+columns pages_view '^  [0-9a-f]+ ' 6 3 3="$tmp/page_flags" \
+	4="$tmp/page_mapcount" 6="$tmp/page_folio"
 grep -q '^  ffffffffff600000 4503599627367936 ' "$tmp/out"
 result pages_view_index_apart_from_address
 
 # --address: the range line of the page, and the page's own lines
-for a in 7fcef4c00000:1000 7fcef4c04000:1000000 7fcef4c08000:? \
-	 7fd000000000:1000000 ffffffffff600fff:1; do
-	echo "${a#*:}" > "$tmp/want"
-	run "$PMAPS" --address "0x${a%:*}" -f "$doc"
-	columns "address_view_${a%:*}" "$range_row" 4 3 4="$tmp/want"
+for a in 7fcef4c00000:1000:0:4.0K 7fcef4c04000:1000000:1023:16.0K \
+	 7fcef4c08000:?:?:? 7fd000000000:1000000:7:1.0G \
+	 ffffffffff600fff:1:0:4.0K; do
+	addr=${a%%:*} a=${a#*:}
+	echo "${a%%:*}" > "$tmp/want"
+	a=${a#*:}
+	echo "${a%%:*}" > "$tmp/want_node"
+	echo "${a#*:}" > "$tmp/want_folio"
+	run "$PMAPS" --address "0x$addr" -f "$doc"
+	columns "address_view_$addr" "$range_row" 6 3 4="$tmp/want" \
+		5="$tmp/want_node" 6="$tmp/want_folio"
+	grep -qx "  node        $(cat "$tmp/want_node")" "$tmp/out" &&
+		grep -qx "  folio       $(cat "$tmp/want_folio")" "$tmp/out"
+	result "address_view_${addr}_node_and_folio"
 done
 
 # --tsv is split at TABs: an anonymous VMA's name is an empty field
@@ -124,9 +151,16 @@ run "$PMAPS" --tsv -f "$doc"
 { echo flags; cat "$tmp/flags"; } > "$tmp/tsv_flags"
 { echo mapcount; cat "$tmp/mapcount"; } > "$tmp/tsv_mapcount"
 { echo count; cat "$tmp/count"; } > "$tmp/tsv_count"
+{ echo node; cat "$tmp/node"; } > "$tmp/tsv_node"
+{ echo kb; cat "$tmp/kb"; } > "$tmp/tsv_kb"
 split=$tab
-columns tsv_view . 14 0 12="$tmp/tsv_count" 13="$tmp/tsv_flags" \
-	14="$tmp/tsv_mapcount"
+columns tsv_view . 16 0 12="$tmp/tsv_count" 13="$tmp/tsv_flags" \
+	14="$tmp/tsv_mapcount" 15="$tmp/tsv_node" 16="$tmp/tsv_kb"
+# a document without them: its rows have '?' there, as the format has
+run "$PMAPS" --tsv -f "$doc" -f "$fix/good-basic.txt"
+{ echo node; cat "$tmp/node"; doc=$fix/good-basic.txt doc_field 1 |
+	sed 's/.*/?/'; } > "$tmp/tsv_node"
+columns tsv_view_mixed . 16 0 15="$tmp/tsv_node"
 split=
 
 # --summary: KiB columns as wide as the 1 PiB VMA, one row per VMA
