@@ -218,24 +218,25 @@ static enum state range_state(const struct pmaps_range *r)
 /* With --by: the class of the pages of r (kb in KiB, psize in bytes). */
 static int range_class(const struct mapctx *m, const struct pmaps_range *r)
 {
-	unsigned long long base = m->psize / 1024;
-	/* a page table page maps psize / 8 entries */
-	unsigned long long pmd = base * (m->psize / 8), pud = pmd * (m->psize / 8);
-
 	if (m->opts->by == PMAPS_MAP_BY_NODE) {
 		if (r->node < 0)
 			return CN_UNKNOWN;
 		return r->node < BY_NODES ? CN_NODE0 + (int)r->node : CN_HIGH;
 	}
-	if (r->kb == PMAPS_KB_UNKNOWN)
+	switch (pmaps_folio_kind(r->kb, m->psize)) {
+	case PMAPS_FOLIO_UNKNOWN:
 		return CZ_UNKNOWN;
-	if (r->kb == base)
+	case PMAPS_FOLIO_BASE:
 		return CZ_BASE;
-	if (r->kb == pmd)
+	case PMAPS_FOLIO_MTHP:
+		return CZ_MTHP;
+	case PMAPS_FOLIO_THP:
 		return CZ_PMD;
-	if (r->kb == pud)
+	case PMAPS_FOLIO_PUD:
 		return CZ_PUD;
-	return r->kb > base && r->kb < pmd ? CZ_MTHP : CZ_OTHER;
+	default:
+		return CZ_OTHER;
+	}
 }
 
 /* /proc/swaps lists a device or file: pages may be swapped. */
@@ -658,15 +659,15 @@ static void by_init(struct mapctx *m)
 		by_class(m, CZ_BASE, name, 'S', styles[ST_CLEAN].xterm,
 			 styles[ST_CLEAN].rgb);
 		snprintf(name, sizeof(name), "mTHP (%llu KiB to %llu KiB)",
-			 2 * base, base * (m->psize / 8) / 2);
+			 2 * base, pmaps_pmd_kb(m->psize) / 2);
 		by_class(m, CZ_MTHP, name, 'M', styles[ST_SHARED].xterm,
 			 styles[ST_SHARED].rgb);
-		snprintf(name, sizeof(name), "%llu MiB (PMD)",
-			 base * (m->psize / 8) / 1024);
+		snprintf(name, sizeof(name), "%llu MiB (PMD, thp)",
+			 pmaps_pmd_kb(m->psize) / 1024);
 		by_class(m, CZ_PMD, name, 'H', styles[ST_THP].xterm,
 			 styles[ST_THP].rgb);
 		snprintf(name, sizeof(name), "%llu GiB (PUD)",
-			 base * (m->psize / 8) * (m->psize / 8) / 1024 / 1024);
+			 pmaps_pud_kb(m->psize) / 1024 / 1024);
 		by_class(m, CZ_PUD, name, 'G', styles[ST_SWAPPED].xterm,
 			 styles[ST_SWAPPED].rgb);
 		by_class(m, CZ_OTHER, "other size", 'O',

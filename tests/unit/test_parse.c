@@ -1435,6 +1435,25 @@ static void test_page_size(void)
 	CHECK_U(pmaps_page_size(), sys);
 }
 
+/* thp is PMD-sized for the page size given, mTHP any large folio below */
+static void test_folio_kind(void)
+{
+	CHECK_U(pmaps_folio_kind(PMAPS_KB_UNKNOWN, 4096), PMAPS_FOLIO_UNKNOWN);
+	CHECK_U(pmaps_folio_kind(4, 4096), PMAPS_FOLIO_BASE);
+	CHECK_U(pmaps_folio_kind(16, 4096), PMAPS_FOLIO_MTHP);
+	CHECK_U(pmaps_folio_kind(1024, 4096), PMAPS_FOLIO_MTHP);
+	CHECK_U(pmaps_folio_kind(2048, 4096), PMAPS_FOLIO_THP);
+	CHECK_U(pmaps_folio_kind(1048576, 4096), PMAPS_FOLIO_PUD);
+	CHECK_U(pmaps_folio_kind(4096, 4096), PMAPS_FOLIO_OTHER);
+	/* 16 KiB pages: 2 MiB is an mTHP, 32 MiB the PMD size */
+	CHECK_U(pmaps_folio_kind(16, 16384), PMAPS_FOLIO_BASE);
+	CHECK_U(pmaps_folio_kind(2048, 16384), PMAPS_FOLIO_MTHP);
+	CHECK_U(pmaps_folio_kind(32768, 16384), PMAPS_FOLIO_THP);
+	CHECK(!strcmp(pmaps_folio_kind_name(PMAPS_FOLIO_THP), "thp"));
+	CHECK(!strcmp(pmaps_folio_kind_name(PMAPS_FOLIO_MTHP), "mTHP"));
+	CHECK(!pmaps_folio_kind_name(PMAPS_FOLIO_BASE));
+}
+
 static const struct {
 	void (*fn)(void);
 	const char *name;
@@ -1476,6 +1495,7 @@ static const struct {
 	T(test_partial_on_error, 1),
 	T(test_mutations, 0),
 	T(test_page_size, 0),
+	T(test_folio_kind, 0),
 	T(test_rfc_sample_pasted, 1),
 	T(test_pasted_expanded_tabs, 1),
 	T(test_pasted_separators, 1),

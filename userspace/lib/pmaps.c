@@ -693,6 +693,51 @@ void pmaps_map_free(struct pmaps_map *map)
 	map->nr_vmas = 0;
 }
 
+unsigned long long pmaps_pmd_kb(unsigned long long page_size)
+{
+	return page_size / 1024 * (page_size / 8);
+}
+
+unsigned long long pmaps_pud_kb(unsigned long long page_size)
+{
+	return pmaps_pmd_kb(page_size) * (page_size / 8);
+}
+
+enum pmaps_folio_kind pmaps_folio_kind(unsigned long long kb,
+				       unsigned long long page_size)
+{
+	unsigned long long base = page_size / 1024;
+
+	if (kb == PMAPS_KB_UNKNOWN)
+		return PMAPS_FOLIO_UNKNOWN;
+	if (kb == base)
+		return PMAPS_FOLIO_BASE;
+	if (kb == pmaps_pmd_kb(page_size))
+		return PMAPS_FOLIO_THP;
+	if (kb == pmaps_pud_kb(page_size))
+		return PMAPS_FOLIO_PUD;
+	return kb > base && kb < pmaps_pmd_kb(page_size) ? PMAPS_FOLIO_MTHP :
+							   PMAPS_FOLIO_OTHER;
+}
+
+const char *pmaps_folio_kind_name(enum pmaps_folio_kind kind)
+{
+	switch (kind) {
+	case PMAPS_FOLIO_UNKNOWN:
+		return "folio?";
+	case PMAPS_FOLIO_MTHP:
+		return "mTHP";
+	case PMAPS_FOLIO_THP:
+		return "thp";
+	case PMAPS_FOLIO_PUD:
+		return "pud";
+	case PMAPS_FOLIO_OTHER:
+		return "folio-other";
+	default:
+		return NULL;
+	}
+}
+
 unsigned long pmaps_page_size(void)
 {
 	/* Atomic only so concurrent first calls are not a data race. */

@@ -128,6 +128,29 @@ int pmaps_grow_array(void **p, size_t *cap, size_t need, size_t size);
 unsigned long pmaps_page_size(void);
 
 /*
+ * What a folio of kb KiB (a range's KB) is with pages of page_size bytes:
+ * the one definition of "thp" and "mTHP" that every view uses.  "thp" is
+ * a PMD-sized folio (2 MiB with 4 KiB pages, 32 MiB with 16 KiB pages),
+ * "mTHP" a large folio below that; the kernel makes no transparent folio
+ * above PMD size, so a PUD-sized one (1 GiB with 4 KiB pages) is hugetlb.
+ */
+enum pmaps_folio_kind {
+	PMAPS_FOLIO_UNKNOWN,	/* KB '?' */
+	PMAPS_FOLIO_BASE,	/* one page */
+	PMAPS_FOLIO_MTHP,	/* more than a page, less than PMD size */
+	PMAPS_FOLIO_THP,	/* PMD size */
+	PMAPS_FOLIO_PUD,	/* PUD size */
+	PMAPS_FOLIO_OTHER,	/* any other size */
+};
+enum pmaps_folio_kind pmaps_folio_kind(unsigned long long kb,
+				       unsigned long long page_size);
+/* "thp", "mTHP", ...: the kind's name in every view; NULL for BASE. */
+const char *pmaps_folio_kind_name(enum pmaps_folio_kind kind);
+/* PMD and PUD sizes in KiB: a page-table page holds page_size / 8 entries. */
+unsigned long long pmaps_pmd_kb(unsigned long long page_size);
+unsigned long long pmaps_pud_kb(unsigned long long page_size);
+
+/*
  * Virtual address of the first page of range r in vma v.  File-backed VMAs
  * (inode != 0) count index in file pages, from offset; anonymous VMAs use
  * the virtual page number.
