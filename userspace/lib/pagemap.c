@@ -30,9 +30,13 @@
 #define KPF_LRU		5
 #define KPF_ACTIVE	6
 #define KPF_WRITEBACK	8
+#define KPF_ANON	12
+#define KPF_SWAPCACHE	13
+#define KPF_SWAPBACKED	14
 #define KPF_COMPOUND_HEAD	15
 #define KPF_COMPOUND_TAIL	16
 #define KPF_NOPAGE	20
+#define KPF_KSM		21
 #define KPF_ZERO_PAGE	24
 
 #define KPF_NOT_LISTED	((1ULL << KPF_NOPAGE) | (1ULL << KPF_ZERO_PAGE))
@@ -591,6 +595,38 @@ static unsigned int kpf_to_flags(uint64_t kpf)
 	return f;
 }
 
+/*
+ * Whether the pte of a present page with folio flags kpf, in a VMA with
+ * perms, is certainly dirty, though pagemap cannot show it.  Every way
+ * the kernel maps a new anonymous page into a writable private VMA makes
+ * the entry dirty: do_anonymous_page() (pte_mkwrite(pte_mkdirty()) under
+ * VM_WRITE), wp_page_copy() and do_cow_fault()/set_pte_range() for the
+ * write fault that makes the copy, __do_huge_pmd_anonymous_page() and
+ * collapse_huge_page() for a THP, and nothing that keeps the page mapped
+ * cleans it again: copy_present_pte() cleans only VM_SHARED entries on
+ * fork, mprotect and clear_refs keep the bit.  The exceptions are told by
+ * the folio: a swap-cache page may have been read in without a write
+ * (do_swap_page() makes it dirty only on a write fault); MADV_FREE
+ * (madvise_free_pte_range()) cleans pte and folio and lru_lazyfree()
+ * then clears PG_swapbacked; KSM's write_protect_page() cleans the pte
+ * and marks the folio dirty, as folio_free_swap() marks a page swapped
+ * in by a read fault: with PG_dirty set the page is dirty anyway and P is
+ * left unknown.  The zero pages are never listed.  Not told by the folio,
+ * and so shown P though clean: a copy wp_page_copy() makes for an
+ * unsharing fault (a read-only pin of a page shared since fork), a page
+ * written by ptrace into a read-only mapping later made writable, and a
+ * page between MADV_FREE and its lazy-free batch's drain.
+ */
+static int pte_dirty_certain(uint64_t kpf, const char *perms)
+{
+	const uint64_t need = (1ULL << KPF_ANON) | (1ULL << KPF_SWAPBACKED);
+	const uint64_t not = (1ULL << KPF_SWAPCACHE) | (1ULL << KPF_KSM) |
+			     (1ULL << KPF_DIRTY);
+
+	return perms[1] == 'w' && perms[3] == 'p' &&
+	       (kpf & (need | not)) == need;
+}
+
 /* Append n pages from index idx, extending the last range when it can. */
 static int add_pages(struct pmaps_vma *v, size_t *cap, unsigned long long idx,
 		     unsigned long long n, unsigned int flags,
@@ -848,6 +884,10 @@ static int place_page(struct pm_ctx *c, uint64_t vpn, size_t i)
 			flags &= ~(1u << PMAPS_ACTIVE);
 			unknown |= 1u << PMAPS_ACTIVE;
 		}
+		if (pte_dirty_certain(c->page_kpf[i], v->perms)) {
+			flags |= 1u << PMAPS_PTE_DIRTY;
+			unknown &= ~(1u << PMAPS_PTE_DIRTY);
+		}
 		mapcount = (long)c->page_kpc[i];
 	} else {
 		/* split or freed, or moved, unmapped or replaced since */
@@ -1033,6 +1073,8 @@ static int reader_init(struct reader *r, const struct pm_ctx *c)
 		r->part.vmas[v].end = out->vmas[v].end;
 		r->part.vmas[v].offset = out->vmas[v].offset;
 		r->part.vmas[v].inode = out->vmas[v].inode;
+		memcpy(r->part.vmas[v].perms, out->vmas[v].perms,
+		       sizeof(r->part.vmas[v].perms));
 	}
 	return 0;
 }
