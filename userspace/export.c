@@ -10,7 +10,9 @@
  * database needs: pid, comm and kind; the file's name only with
  * --file-names; never an address.  A quantity the source cannot know
  * (a '?' flag, swap of kernel text, huge pages unreadable) has no sample:
- * 0 would read as a fact.
+ * 0 would read as a fact.  Dirty counts P or D, as smaps does; where
+ * some pages are neither known dirty nor known clean, pmaps_dirty_bytes
+ * has no sample and pmaps_dirty_unknown_bytes says how much that is.
  *
  * Page state per NUMA node, with --numa: the ranges of the NUMA files
  * (or of the pagemap source's move_pages() query) carry a node each.
@@ -43,7 +45,8 @@ static const char export_usage[] =
 "Usage: pmaps export [--openmetrics] [OPTION]... PID...\n"
 "       pmaps export [--openmetrics] [OPTION]... --cgroup PATH\n"
 "Print the page state of processes as OpenMetrics text, for Prometheus:\n"
-"resident, young, dirty, pte-dirty, shared, swapped, huge and mapped\n"
+"resident, young, dirty, dirty-unknown, pte-dirty, shared, swapped, huge\n"
+"and mapped"
 "bytes per process and kind of mapping (anon, file, shmem, stack, heap,\n"
 "other), labelled pid, comm and kind.\n"
 "\n"
@@ -83,7 +86,8 @@ static const struct option export_options[] = {
 
 /* The quantities, each a metric family. */
 enum quantity {
-	Q_RESIDENT, Q_YOUNG, Q_DIRTY, Q_PTE_DIRTY, Q_SHARED,	/* per range */
+	Q_RESIDENT, Q_YOUNG, Q_DIRTY, Q_DIRTY_UNKNOWN,		/* per range */
+	Q_PTE_DIRTY, Q_SHARED,
 	Q_SWAPPED, Q_HUGE, Q_MAPPED,				/* per VMA */
 	Q_NR
 };
@@ -98,7 +102,9 @@ static const struct family {
 	[Q_YOUNG] = { "pmaps_young",
 		"Resident memory whose page table entry is young (accessed)." },
 	[Q_DIRTY] = { "pmaps_dirty",
-		"Resident memory in pages flagged dirty (PG_dirty)." },
+		"Resident memory dirty in the page table entry or the page (pte dirty or PG_dirty), as smaps counts it; no sample where pmaps_dirty_unknown_bytes is not 0." },
+	[Q_DIRTY_UNKNOWN] = { "pmaps_dirty_unknown",
+		"Resident memory not known to be dirty or clean: the source cannot tell." },
 	[Q_PTE_DIRTY] = { "pmaps_pte_dirty",
 		"Resident memory whose page table entry is dirty, not yet on the page." },
 	[Q_SHARED] = { "pmaps_shared",
@@ -247,7 +253,6 @@ static void count_range(struct bucket *b, const struct pmaps_range *r,
 {
 	static const struct { enum quantity q; int flag; } by_flag[] = {
 		{ Q_YOUNG, PMAPS_YOUNG },
-		{ Q_DIRTY, PMAPS_DIRTY },
 		{ Q_PTE_DIRTY, PMAPS_PTE_DIRTY },
 	};
 	unsigned long long bytes = r->count * psize;
@@ -262,6 +267,18 @@ static void count_range(struct bucket *b, const struct pmaps_range *r,
 			b->unknown |= 1u << by_flag[i].q;
 		else if (r->flags & bit)
 			b->bytes[by_flag[i].q] += bytes;
+	}
+	switch (pmaps_range_dirtiness(r)) {
+	case PMAPS_DIRTY_SET:
+		b->bytes[Q_DIRTY] += bytes;
+		break;
+	case PMAPS_DIRTY_UNKNOWN:
+		/* the dirty total would be a lower bound: no sample */
+		b->unknown |= 1u << Q_DIRTY;
+		b->bytes[Q_DIRTY_UNKNOWN] += bytes;
+		break;
+	case PMAPS_CLEAN:
+		break;
 	}
 	if (r->mapcount == PMAPS_MAPCOUNT_UNKNOWN)
 		b->unknown |= 1u << Q_SHARED;

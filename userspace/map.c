@@ -11,8 +11,8 @@
  *   dirty        D or P
  *   shared       mapcount above 1
  *   young        Y
- *   clean        resident, none of the above, and D and W known
- *   unknown      resident, none of the above, D or W not known ('?')
+ *   clean        resident, none of the above, and P, D and W known
+ *   unknown      resident, none of the above, P, D or W not known ('?')
  *   not present  not resident
  *
  * The document says what is resident and its flags; swap and THP are not
@@ -20,7 +20,7 @@
  * /proc/kpageflags) read right after the document, for live processes
  * only.  A flag the source cannot know ('?') counts as clear, and a
  * mapcount the kernel withheld ('?') as not shared; but a page is clean
- * only where D and W are known to be clear: one whose page state is
+ * only where P, D and W are known to be clear: one whose page state is
  * withheld, or not readable at all (the pagemap source without root), is
  * drawn as '?', unknown.  The legend and notes say so: nothing is drawn
  * that the source did not say.
@@ -202,15 +202,19 @@ static enum state range_state(const struct pmaps_range *r)
 {
 	unsigned int known = r->flags & ~r->unknown;
 
+	enum pmaps_dirtiness dirty = pmaps_range_dirtiness(r);
+
 	if (known & (1u << PMAPS_WRITEBACK))
 		return ST_WRITEBACK;
-	if (known & ((1u << PMAPS_DIRTY) | (1u << PMAPS_PTE_DIRTY)))
+	if (dirty == PMAPS_DIRTY_SET)
 		return ST_DIRTY;
 	if (r->mapcount > 1)
 		return ST_SHARED;
 	if (known & (1u << PMAPS_YOUNG))
 		return ST_YOUNG;
-	if (r->unknown & ((1u << PMAPS_DIRTY) | (1u << PMAPS_WRITEBACK)))
+	/* clean only where P, D and W are all known clear */
+	if (dirty == PMAPS_DIRTY_UNKNOWN ||
+	    (r->unknown & (1u << PMAPS_WRITEBACK)))
 		return ST_UNKNOWN;
 	return ST_CLEAN;
 }
@@ -602,7 +606,7 @@ static void note_unknown(struct mapctx *m)
 			 pmaps_source_name(m->doc->source));
 	if (unknown & (1u << PMAPS_PTE_DIRTY))
 		snprintf(m->notes[m->nr_notes++], sizeof(m->notes[0]),
-			 "pte-dirty: not known from source %s, dirty is PG_dirty only",
+			 "pte-dirty: not known from source %s for some pages, drawn as ? where no other state is known",
 			 pmaps_source_name(m->doc->source));
 	/*
 	 * the kernel withholds them from a reader without root; the pagemap
@@ -1198,7 +1202,7 @@ PMAPS_FILTER_HELP
 "(D or P), shared (mapcount above 1), young, clean, not present.  Swapped\n"
 "and thp are read from pagemap for live processes (thp needs root).  A flag\n"
 "or mapcount shown as '?' counts as clear, or not shared; but a resident\n"
-"page is clean only where D and W are known: else, none of the others\n"
+"page is clean only where P, D and W are known: else, none of the others\n"
 "holding, it is '?', state not known (the pagemap source without root\n"
 "knows no page state).\n"
 "\n"

@@ -404,20 +404,24 @@ static const char *const count_names[C_NR] = {
 	"writeback", "shared", "swapped",
 };
 
-/* The counter of each flag bit; uptodate is not counted. */
+/*
+ * The counter of each flag bit; uptodate is not counted, and dirty
+ * counts P or D (pmaps_range_dirtiness()), as smaps does.
+ */
 static const int flag_count[PMAPS_NR_FLAGS] = {
 	[PMAPS_YOUNG] = C_YOUNG,
 	[PMAPS_REFERENCED] = C_REFERENCED,
 	[PMAPS_ACTIVE] = C_ACTIVE,
 	[PMAPS_UPTODATE] = -1,
 	[PMAPS_PTE_DIRTY] = C_PTE_DIRTY,
-	[PMAPS_DIRTY] = C_DIRTY,
+	[PMAPS_DIRTY] = -1,
 	[PMAPS_WRITEBACK] = C_WRITEBACK,
 };
 
 /*
  * Pages per kind.  A kind is unknown when any page it would count comes
- * from a source that cannot tell: a partial sum would read as a fact.
+ * from a source that cannot tell: its count is then only a lower bound,
+ * printed as such (PMAPS_AT_LEAST), or "-" when it is 0.
  */
 /* Per-node columns (--numa): nodes 0 .. VIEW_NODES - 1, then "N?". */
 #define VIEW_NODES	64
@@ -465,6 +469,16 @@ static void count_vma(struct counts *c, const struct pmaps_vma *v)
 				c->unknown |= 1u << flag_count[f];
 			else if (r->flags & (1u << f))
 				c->pages[flag_count[f]] += r->count;
+		}
+		switch (pmaps_range_dirtiness(r)) {
+		case PMAPS_DIRTY_SET:
+			c->pages[C_DIRTY] += r->count;
+			break;
+		case PMAPS_DIRTY_UNKNOWN:
+			c->unknown |= 1u << C_DIRTY;
+			break;
+		case PMAPS_CLEAN:
+			break;
 		}
 	}
 }
@@ -872,7 +886,10 @@ static void put_mapcount(struct vctx *c, long mapcount)
 		ob_str(c->o, SGR_RESET);
 }
 
-/* " key VALUE" per kind: human size, "0", or "-" when unknown. */
+/*
+ * " key VALUE" per kind: human size, "0", ">=SIZE" when some pages are
+ * unknown, or "-" when nothing known is counted.
+ */
 static void put_counts(struct vctx *c, const struct counts *n)
 {
 	struct ob *o = c->o;
@@ -882,10 +899,14 @@ static void put_counts(struct vctx *c, const struct counts *n)
 		ob_str(o, "  ");
 		ob_str(o, count_names[k]);
 		ob_ch(o, ' ');
-		if (n->unknown & (1u << k))
-			ob_ch(o, '-');
-		else
+		if (!(n->unknown & (1u << k))) {
 			ob_human(o, n->pages[k] * c->psize, 0);
+		} else if (n->pages[k]) {
+			ob_str(o, PMAPS_AT_LEAST);
+			ob_human(o, n->pages[k] * c->psize, 0);
+		} else {
+			ob_ch(o, '-');
+		}
 		if (k == C_RESIDENT)
 			ob_fmt(o, " (%llu page%s)", n->pages[k],
 			       n->pages[k] == 1 ? "" : "s");
@@ -1006,9 +1027,22 @@ static void summary_row(struct vctx *c, const struct counts *n, size_t w,
 
 	ob_ch(o, ' ');
 	ob_udec_w(o, n->mapped / 1024, w);
-	for (k = 0; k < C_NR; k++)
-		summary_kib(o, !(n->unknown & (1u << k)), n->pages[k] * kib,
-			    w);
+	for (k = 0; k < C_NR; k++) {
+		unsigned long long v = n->pages[k] * kib;
+		char digits[24];
+		size_t len;
+
+		if (!(n->unknown & (1u << k)) || !v) {
+			summary_kib(o, !(n->unknown & (1u << k)), v, w);
+			continue;
+		}
+		/* a lower bound, right-aligned as the numbers are */
+		len = pmaps_format_udec(digits, v) + strlen(PMAPS_AT_LEAST);
+		ob_ch(o, ' ');
+		ob_spaces(o, w > len ? w - len : 0);
+		ob_str(o, PMAPS_AT_LEAST);
+		ob_udec_w(o, v, 0);
+	}
 	summary_kib(o, huge_kib >= 0, (unsigned long long)huge_kib, w);
 	if (page_kib != -2)
 		summary_kib(o, page_kib >= 0, (unsigned long long)page_kib,

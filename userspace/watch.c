@@ -130,8 +130,8 @@ struct segment {
 /* Pages per kind in one document. */
 struct totals {
 	unsigned long long resident, dirty, young;
-	/* a page not known dirty, whose D is '?': the count would be a
-	 * partial sum, printed as "-" (the view's rule) */
+	/* a page neither known dirty nor known clean (P or D '?'): the
+	 * count is a lower bound, printed as such, or "-" (the view's rule) */
 	bool dirty_unknown;
 	bool young_unknown;
 };
@@ -246,7 +246,7 @@ static unsigned int known(const struct pmaps_range *r)
 
 static bool is_dirty(const struct pmaps_range *r)
 {
-	return known(r) & ((1u << PMAPS_DIRTY) | (1u << PMAPS_PTE_DIRTY));
+	return pmaps_range_dirtiness(r) == PMAPS_DIRTY_SET;
 }
 
 static bool is_young(const struct pmaps_range *r)
@@ -366,7 +366,8 @@ static void count_totals(const struct pmaps_map *m, struct totals *t)
 			t->resident += r->count;
 			if (is_dirty(r))
 				t->dirty += r->count;
-			else if (r->unknown & (1u << PMAPS_DIRTY))
+			else if (pmaps_range_dirtiness(r) ==
+				 PMAPS_DIRTY_UNKNOWN)
 				t->dirty_unknown = true;
 			if (is_young(r))
 				t->young += r->count;
@@ -443,7 +444,9 @@ static void put_totals(struct watch *w, FILE *out, const struct totals *t)
 
 	fputs("total pages: ", out);
 	put_count(w, out, "resident", t->resident, p->resident);
-	if (t->dirty_unknown)
+	if (t->dirty_unknown && t->dirty)
+		fprintf(out, "  dirty " PMAPS_AT_LEAST "%llu", t->dirty);
+	else if (t->dirty_unknown)
 		fputs("  dirty -", out);
 	else
 		put_count(w, out, "  dirty", t->dirty, p->dirty);

@@ -559,8 +559,10 @@ else
 	[ "$rc" = 0 ] && [ "$outside" = 0 ] && grep -q "^  0*$lo " "$tmp/out"
 	result pages_stay_in_range
 
-	# Y and P are '?' from pagemap; the page flags depend on the kernel.
-	flags='?[R_][A_]U?[D_]_'
+	# Y is '?' from pagemap; P is inferred for written anonymous pages
+	# of a writable private mapping (where D is clear, else '?'); the page
+	# flags depend on the kernel.
+	flags='?[R_][A_]U\(P_\|?D\)_'
 	run "$PMAPS" --source=pagemap --raw --range "$anon,$anon_end" \
 		"$target_pid"
 	head -n 1 "$tmp/out" > "$tmp/got_hdr"

@@ -784,7 +784,9 @@ static void test_unknown_dash(void)
 		tap_check(!strcmp(young, "-"), "young total %s, want -", young);
 		tap_check(!strcmp(pd, "-"), "pte-dirty total %s, want -", pd);
 		tap_check(!strcmp(ref, "36"), "referenced total %s, want 36", ref);
-		tap_check(!strcmp(dirty, "24"), "dirty total %s, want 24", dirty);
+		/* 24 KiB D, more that may be: P is '?' where D is clear */
+		tap_check(!strcmp(dirty, ">=24"), "dirty total %s, want >=24",
+		      dirty);
 		tap_check(rss == 76, "rss total %llu, want 76", rss);
 	}
 	/* young of a VMA with '?' ranges is unknown, never 0 */
@@ -824,8 +826,9 @@ static void test_withheld_mapcount(void)
 	      "not three ranges with mapcount '?':\n%s", r.buf);
 	tap_check(!has(&r, "\033[36m   ?"), "'?' coloured as shared");
 	tap_check(has(&r, "\033[36m   2\033[0m"), "mapcount 2 not coloured");
-	/* shared pages: a partial sum would read as a fact */
-	tap_check(has(&r, "  shared -  swapped -\n"), "shared total not '-'");
+	/* shared pages: a partial sum is marked as the lower bound it is */
+	tap_check(has(&r, "  shared >=60.0K  swapped -\n"),
+	      "shared total not '>=60.0K'");
 	render_free(&r);
 
 	o = view(PMAPS_VIEW_SUMMARY);
@@ -833,7 +836,7 @@ static void test_withheld_mapcount(void)
 	/* shared is '-' only where a count is '?', whatever the flags */
 	tap_check(has(&r, " r-xp        500        500        500          -          -          0          -          -          -          -          -          - /bin/demo\n") &&
 	      has(&r, "-000000401000 r--p          4          4          4          -          -          0          -          -          0          -          -          - /bin/demo\n") &&
-	      has(&r, " rw-p        128         32         32          0          0         32          0          0         32          -          -          - [anon]\n"),
+	      has(&r, " rw-p        128         32         32          0          0         32         32          0         32          -          -          - [anon]\n"),
 	      "summary rows:\n%s", r.buf);
 	render_free(&r);
 
@@ -1020,7 +1023,8 @@ static void test_live_pages(void)
 	tap_check(!has(&r, "not readable"), "pagemap not read:\n%s", r.buf);
 	/* addresses are as wide as the widest END, at least 8 digits */
 	w = snprintf(NULL, 0, "%llx", d.map.vmas[0].end);
-	snprintf(want, sizeof(want), "  %0*lx %12lu  ?__U?__   1 exclusive\n",
+	/* written anonymous memory, mapped writable: P inferred */
+	snprintf(want, sizeof(want), "  %0*lx %12lu  ?__UP__   1 exclusive\n",
 		 w < 8 ? 8 : w, (unsigned long)(uintptr_t)live,
 		 (unsigned long)((uintptr_t)live / psize));
 	tap_check(has(&r, want), "first page line '%s' missing:\n%s", want,

@@ -804,6 +804,17 @@ const struct pmaps_range *pmaps_find_range(const struct pmaps_vma *v,
 	return NULL;
 }
 
+enum pmaps_dirtiness pmaps_range_dirtiness(const struct pmaps_range *r)
+{
+	const unsigned int dirty = (1u << PMAPS_PTE_DIRTY) |
+				   (1u << PMAPS_DIRTY);
+
+	/* a known set letter decides, whatever the other one is */
+	if (r->flags & ~r->unknown & dirty)
+		return PMAPS_DIRTY_SET;
+	return r->unknown & dirty ? PMAPS_DIRTY_UNKNOWN : PMAPS_CLEAN;
+}
+
 void pmaps_format_flags(unsigned int flags, unsigned int unknown,
 			char out[PMAPS_NR_FLAGS + 1])
 {

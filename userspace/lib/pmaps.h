@@ -168,6 +168,25 @@ const struct pmaps_vma *pmaps_find_vma(const struct pmaps_map *map,
 const struct pmaps_range *pmaps_find_range(const struct pmaps_vma *v,
 					   unsigned long long addr);
 
+/*
+ * Whether the pages of a range are dirty as smaps counts them: written
+ * through a page table (P) or marked for writeback (D).  Every total of
+ * dirty pages counts by it.
+ */
+enum pmaps_dirtiness {
+	PMAPS_CLEAN,		/* P and D known clear */
+	PMAPS_DIRTY_SET,	/* P or D set */
+	PMAPS_DIRTY_UNKNOWN,	/* neither set, and P or D '?' */
+};
+enum pmaps_dirtiness pmaps_range_dirtiness(const struct pmaps_range *r);
+
+/*
+ * What a total that counts some pages of unknown state prints before the
+ * known part, which is then a lower bound: ">=4.0M".  A total with
+ * nothing known to count prints "-".
+ */
+#define PMAPS_AT_LEAST	">="
+
 /* Format flags as 7 letters plus NUL, '_' for clear, '?' for unknown. */
 void pmaps_format_flags(unsigned int flags, unsigned int unknown,
 			char out[PMAPS_NR_FLAGS + 1]);
