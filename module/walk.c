@@ -71,11 +71,22 @@ static const char pmaps_flag_letters[PMAPS_NR_FLAGS] = {
 /* The folio size of a withheld page, printed '?'. */
 #define PMAPS_KB_WITHHELD	0
 
+/*
+ * AGE (PMAPS_FIELDS_NUMA only) is kept in the flags, above the withheld
+ * bits, as age + 1: it is folio state read with the letters, and it must
+ * split ranges as they do.  0 is unknown, printed '?'.
+ */
+#define PMAPS_AGE_SHIFT		(2 * PMAPS_NR_FLAGS)
+#define PMAPS_AGE(age)		(((age) + 1U) << PMAPS_AGE_SHIFT)
+#define PMAPS_AGE_MASK		(7U << PMAPS_AGE_SHIFT)
+#define PMAPS_AGE_OF(flags)	\
+	((int)(((flags) & PMAPS_AGE_MASK) >> PMAPS_AGE_SHIFT) - 1)
+
 /* A run of pages that will become one range line. */
 struct pmaps_range {
 	unsigned long start;		/* address of its first page */
 	unsigned long nr_pages;		/* 0: nothing pending */
-	unsigned int flags;		/* BIT(PMAPS_F_*), PMAPS_WITHHELD() */
+	unsigned int flags;		/* BIT(PMAPS_F_*), PMAPS_WITHHELD(), PMAPS_AGE() */
 	int mapcount;			/* or PMAPS_MAPCOUNT_WITHHELD */
 	/* PMAPS_FIELDS_NUMA only, else 0 so that they never split a range: */
 	int node;			/* folio_nid() */
@@ -86,7 +97,7 @@ struct pmaps_walk {
 	struct seq_file *m;
 	struct vm_area_struct *vma;
 	bool withhold_page_cache;	/* see pmaps_withheld() */
-	bool numa;			/* print NODE and KB too */
+	bool numa;			/* print NODE, KB and AGE too */
 	struct pmaps_range range;
 	unsigned int lines;		/* range lines this record printed */
 	unsigned long resume;		/* where the next record starts */
@@ -126,7 +137,7 @@ static char *pmaps_put_dec(char *end, unsigned long long v)
 
 /*
  * "INDEX\tCOUNT\tFLAGS\tMAPCOUNT\n", or with PMAPS_FIELDS_NUMA
- * "INDEX\tCOUNT\tFLAGS\tMAPCOUNT\tNODE\tKB\n", built backwards in one
+ * "INDEX\tCOUNT\tFLAGS\tMAPCOUNT\tNODE\tKB\tAGE\n", built backwards in one
  * buffer and written with one seq_write(): the range line is the hot path
  * of a big text, and one call per field costs more than the formatting
  * itself.
@@ -134,13 +145,19 @@ static char *pmaps_put_dec(char *end, unsigned long long v)
 static void pmaps_print_range(struct pmaps_walk *walk)
 {
 	const struct pmaps_range *range = &walk->range;
-	/* five 20-digit numbers, a sign, the letters and six separators */
-	char line[5 * 20 + 1 + PMAPS_NR_FLAGS + 6];
+	/* six 20-digit numbers, a sign, the letters and seven separators */
+	char line[6 * 20 + 1 + PMAPS_NR_FLAGS + 7];
 	char *end = line + sizeof(line), *p = end;
-	int bit;
+	int bit, age;
 
 	*--p = '\n';
 	if (walk->numa) {
+		age = PMAPS_AGE_OF(range->flags);
+		if (age < 0)
+			*--p = '?';
+		else
+			p = pmaps_put_dec(p, age);
+		*--p = '\t';
 		if (range->kb == PMAPS_KB_WITHHELD)
 			*--p = '?';
 		else
@@ -277,48 +294,59 @@ static struct lruvec *pmaps_folio_lruvec(struct folio *folio)
 }
 
 /*
- * A folio on a multi-gen LRU list keeps its generation in folio->flags
- * and no PG_active.  The kernel counts it as active (in /proc/meminfo's
- * Active(anon) and Active(file), lru_gen_update_size()) while that
- * generation is one of the two youngest of its lruvec:
- * lru_gen_is_active().  The generation and max_seq are read without the
- * LRU lock, as folio_update_gen() and lru_gen_look_around() read them;
- * aging may move either a moment later, as it may after any read.  Off
- * the lists (in a per-CPU batch, or isolated) a folio carries PG_active
- * instead: lru_gen_add_folio() and lru_gen_del_folio() translate between
- * the two.
+ * A and AGE.  A folio on a multi-gen LRU list keeps its generation in
+ * folio->flags and no PG_active.  The kernel counts it as active (in
+ * /proc/meminfo's Active(anon) and Active(file), lru_gen_update_size())
+ * while that generation is one of the two youngest of its lruvec,
+ * lru_gen_is_active(): gen is max_seq's or max_seq - 1's.  AGE is how
+ * many generations younger than the folio's the youngest is, from the
+ * same read of max_seq, so that A is AGE < MIN_NR_GENS on every line:
+ * the generations alive span at most MAX_NR_GENS sequence numbers up to
+ * max_seq, so the distance between gen numbers modulo MAX_NR_GENS is the
+ * distance in sequence numbers.  Both are read without the LRU lock, as
+ * folio_update_gen() and lru_gen_look_around() read them; aging may move
+ * either a moment later, as it may after any read.  Off the lists (in a
+ * per-CPU batch, or isolated) a folio carries PG_active instead, which
+ * lru_gen_add_folio() and lru_gen_del_folio() translate to and from a
+ * generation, and has no AGE.
  */
-static unsigned int pmaps_folio_active(struct folio *folio)
+static unsigned int pmaps_folio_lru_state(struct folio *folio)
 {
-	int gen = folio_lru_gen(folio);
+	unsigned long max_seq;
+	int gen = folio_lru_gen(folio), age;
 	struct lruvec *lruvec;
-	unsigned int active;
 
+	BUILD_BUG_ON(PMAPS_AGE(MAX_NR_GENS - 1) > PMAPS_AGE_MASK);
 	if (gen < 0)
 		return folio_test_active(folio) ? BIT(PMAPS_F_ACTIVE) : 0;
 	rcu_read_lock();
 	lruvec = pmaps_folio_lruvec(folio);
-	if (!lruvec)
-		active = PMAPS_WITHHELD(BIT(PMAPS_F_ACTIVE));
-	else if (lru_gen_is_active(lruvec, gen))
-		active = BIT(PMAPS_F_ACTIVE);
-	else
-		active = 0;
+	max_seq = lruvec ? READ_ONCE(lruvec->lrugen.max_seq) : 0;
 	rcu_read_unlock();
-	return active;
+	if (!lruvec)
+		return PMAPS_WITHHELD(BIT(PMAPS_F_ACTIVE));
+	age = (lru_gen_from_seq(max_seq) - gen + MAX_NR_GENS) % MAX_NR_GENS;
+	return PMAPS_AGE(age) | (age < MIN_NR_GENS ? BIT(PMAPS_F_ACTIVE) : 0);
 }
 #else
-static unsigned int pmaps_folio_active(struct folio *folio)
+/* The classic LRU has two lists and no ages. */
+static unsigned int pmaps_folio_lru_state(struct folio *folio)
 {
 	return folio_test_active(folio) ? BIT(PMAPS_F_ACTIVE) : 0;
 }
 #endif /* CONFIG_LRU_GEN */
 
+/*
+ * The folio's letters, and with the NUMA fields its AGE.  A withheld
+ * page's AGE is withheld with its A.
+ */
 static unsigned int pmaps_folio_flags(const struct pmaps_walk *walk,
 				      struct folio *folio)
 {
-	unsigned int flags = pmaps_folio_active(folio);
+	unsigned int flags = pmaps_folio_lru_state(folio);
 
+	if (!walk->numa || pmaps_withheld(walk, folio))
+		flags &= ~PMAPS_AGE_MASK;
 	if (folio_test_referenced(folio))
 		flags |= BIT(PMAPS_F_REFERENCED);
 	if (folio_test_uptodate(folio))

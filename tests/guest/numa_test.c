@@ -139,8 +139,8 @@ static int expect(const struct nfile *f, const char *base, size_t len,
 			continue;
 		ranges++;
 		covered += (re < e ? re : e) - (r->addr > a ? r->addr : a);
-		if (r->columns != 6)
-			tap_diag("range at %llx has %d columns, not 6", r->addr,
+		if (r->columns != 7)
+			tap_diag("range at %llx has %d columns, not 7", r->addr,
 				 r->columns);
 		else if ((node != -2 && r->node != node) ||
 			 (kb != -2 && r->kb != kb))
@@ -239,7 +239,10 @@ static bool load_placed(struct placed *pl, struct target *t, struct nfile *f)
 	return load(path, f);
 }
 
-/* The RFC's four columns stay the default; the extended file adds two. */
+/*
+ * The RFC's four columns stay the default; the extended file adds three:
+ * NODE, KB and AGE.
+ */
 static enum outcome test_default_text_unchanged(void)
 {
 	struct placed pl = { REGION_PAGES * page_size, 0, MPOL_DEFAULT, 0,
@@ -264,7 +267,7 @@ static enum outcome test_default_text_unchanged(void)
 			ok = false;
 		}
 	for (i = 0; i < ext.nr; i++)
-		if (ext.r[i].columns != 6 || ext.r[i].node < 0) {
+		if (ext.r[i].columns != 7 || ext.r[i].node < 0) {
 			tap_diag("extended range at %llx: %d columns, node %ld",
 				 ext.r[i].addr, ext.r[i].columns, ext.r[i].node);
 			ok = false;
