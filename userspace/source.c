@@ -604,11 +604,15 @@ int pmaps_print_text(FILE *out, const struct pmaps_map *map)
 			pmaps_format_mapcount(r->mapcount, mapcount);
 			fprintf(out, "%llu\t%llu\t%s\t%s", r->index,
 				r->count, flags, mapcount);
-			/* the NUMA files' text, columns 5 and 6 */
+			/* the NUMA files' text, columns 5, 6 and 7 */
 			if (map->numa) {
 				pmaps_format_node(r->node, node);
 				pmaps_format_kb(r->kb, kb);
 				fprintf(out, "\t%s\t%s", node, kb);
+			}
+			if (map->numa && map->age) {
+				pmaps_format_age(r->age, node);
+				fprintf(out, "\t%s", node);
 			}
 			fputc('\n', out);
 		}

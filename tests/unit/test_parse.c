@@ -647,6 +647,65 @@ static void test_numa_columns(void)
 	}
 }
 
+/* AGE, column 7 of the NUMA files: 0 to PMAPS_AGE_MAX or '?'. */
+static void test_age_column(void)
+{
+	static const char doc[] =
+		"00400000-00410000 rw-p 00000000 00:00 0\n"
+		"1024\t1\tY_AUP__\t1\t0\t4\t0\n"
+		"1025\t1\tY__UP__\t1\t0\t4\t3\n"
+		"1026\t2\tY??U_??\t?\t0\t?\t?\n"
+		"1028\t4\tY__UP__\t1\t0\t4\t7\textra\n";
+	/* Not a number of 0 to 7 or '?': a column for future readers. */
+	static const char *const other[] = {
+		"1024\t1\tY__UP__\t1\t0\t4\t8\n",
+		"1024\t1\tY__UP__\t1\t0\t4\t-1\n",
+		"1024\t1\tY__UP__\t1\t0\t4\told\n",
+		"1024\t1\tY__UP__\t1\tx\t4\t1\n",
+	};
+	struct pmaps_map map;
+	const struct pmaps_vma *v;
+	char buf[256], err[ERRLEN], out[21];
+	size_t i;
+
+	CHECK_U(parse_str(doc, &map, err), 0);
+	CHECK_S(err, "");
+	CHECK(map.numa && map.age);
+	v = map.nr_vmas == 1 ? &map.vmas[0] : NULL;
+	CHECK(v && v->nr_ranges == 4);
+	if (v && v->nr_ranges == 4) {
+		CHECK_U(v->ranges[0].age, 0);
+		CHECK_U(v->ranges[1].age, 3);
+		CHECK_U(v->ranges[2].age, PMAPS_AGE_UNKNOWN);
+		CHECK_U(v->ranges[3].age, 7);
+	}
+	pmaps_map_free(&map);
+
+	/* The six-column text of older modules: no AGE. */
+	CHECK_U(parse_str("00400000-00410000 rw-p 00000000 00:00 0\n"
+			  "1024\t1\tY__UP__\t1\t0\t4\n", &map, err), 0);
+	CHECK(map.numa && !map.age);
+	CHECK(map.nr_vmas == 1 && map.vmas[0].nr_ranges == 1 &&
+	      map.vmas[0].ranges[0].age == PMAPS_AGE_UNKNOWN);
+	pmaps_map_free(&map);
+
+	for (i = 0; i < ARRAY_SIZE(other); i++) {
+		snprintf(buf, sizeof(buf), "%s%s",
+			 "00400000-00410000 rw-p 00000000 00:00 0\n",
+			 other[i]);
+		CHECK_U(parse_str(buf, &map, err), 0);
+		CHECK(!map.age);
+		CHECK(map.nr_vmas == 1 && map.vmas[0].nr_ranges == 1 &&
+		      map.vmas[0].ranges[0].age == PMAPS_AGE_UNKNOWN);
+		pmaps_map_free(&map);
+	}
+
+	CHECK_U(pmaps_format_age(2, out), 1);
+	CHECK_S(out, "2");
+	CHECK_U(pmaps_format_age(PMAPS_AGE_UNKNOWN, out), 1);
+	CHECK_S(out, "?");
+}
+
 /* A pasted line is held to the same columns, and says where it is wrong. */
 static void test_pasted_errors(void)
 {
@@ -1500,6 +1559,7 @@ static const struct {
 	T(test_pasted_expanded_tabs, 1),
 	T(test_pasted_separators, 1),
 	T(test_numa_columns, 1),
+	T(test_age_column, 1),
 	T(test_pasted_errors, 0),
 	T(test_json_document, 1),
 #undef T

@@ -593,6 +593,7 @@ static int range_element(struct json *j, void *ctx)
 	c.r.line = j->line;
 	c.r.node = PMAPS_NODE_UNKNOWN;
 	c.r.kb = PMAPS_KB_UNKNOWN;
+	c.r.age = PMAPS_AGE_UNKNOWN;
 	if (json_object(j, "a range object", range_member, &c) ||
 	    seen_all(j, &c.seen, (1u << R_NR) - 1, range_members, "range"))
 		return -1;

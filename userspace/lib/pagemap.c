@@ -653,6 +653,7 @@ static int add_pages(struct pmaps_vma *v, size_t *cap, unsigned long long idx,
 	r->mapcount = mapcount;
 	r->node = PMAPS_NODE_UNKNOWN;
 	r->kb = PMAPS_KB_UNKNOWN;
+	r->age = PMAPS_AGE_UNKNOWN;
 	r->line = 0;
 	return 0;
 }

@@ -187,7 +187,10 @@ int pmaps_pagemap_numa(int pid, struct pmaps_map *map, char *err,
 	for (i = 0; i < map->nr_vmas && !ret; i++)
 		ret = numa_vma(&c, pid, &map->vmas[i], err, errlen);
 	pmaps_pagemap_close(&c.pm);
-	if (!ret)
+	/* and AGE, which kpageflags cannot tell: '?' on every range */
+	if (!ret) {
 		map->numa = true;
+		map->age = true;
+	}
 	return ret;
 }

@@ -411,7 +411,8 @@ static int parse_numa_col(const char *s, size_t n, unsigned long long min,
 }
 
 /*
- * INDEX<TAB>COUNT<TAB>FLAGS<TAB>MAPCOUNT[<TAB>NODE<TAB>KB[<TAB>ignored...]],
+ * INDEX<TAB>COUNT<TAB>FLAGS<TAB>MAPCOUNT[<TAB>NODE<TAB>KB[<TAB>AGE[<TAB>
+ * ignored...]]],
  * or pasted
  * (range_pasted()): the same columns separated by runs of spaces and
  * TABs.  No column holds a blank, so either way the columns are the same.
@@ -421,7 +422,7 @@ static int parse_range(struct parser *ps, const char *s, const char *e)
 	struct pmaps_map *map = ps->map;
 	struct pmaps_vma *v;
 	struct pmaps_range r;
-	const char *col[6], *end[6], *p = s, *f;
+	const char *col[7], *end[7], *p = s, *f;
 	unsigned long long val, rel, ps_sz = ps->page_size;
 	bool pasted = range_pasted(s, e);
 	char buf[40];
@@ -452,18 +453,20 @@ static int parse_range(struct parser *ps, const char *s, const char *e)
 		end[i] = p = column_end(p, e, pasted);
 	}
 	/*
-	 * NODE and KB, where columns 5 and 6 are both a number or '?'.  Any
-	 * other columns after MAPCOUNT are for future readers, as they were
-	 * before these two were defined.
+	 * NODE and KB, where columns 5 and 6 are both a number or '?', and
+	 * AGE after them where column 7 is one too.  Any other columns
+	 * after MAPCOUNT are for future readers, as they were before these
+	 * were defined.
 	 */
 	r.node = PMAPS_NODE_UNKNOWN;
 	r.kb = PMAPS_KB_UNKNOWN;
-	for (; i < 6 && p < e; i++) {
+	r.age = PMAPS_AGE_UNKNOWN;
+	for (; i < 7 && p < e; i++) {
 		p = skip_separator(p, e, pasted);
 		col[i] = p;
 		end[i] = p = column_end(p, e, pasted);
 	}
-	if (i == 6 && end[5] > col[5]) {
+	if (i >= 6 && end[5] > col[5]) {
 		unsigned long long node, kb;
 		int n_rc = parse_numa_col(col[4], end[4] - col[4], 0,
 					  PMAPS_NODE_MAX, &node);
@@ -476,6 +479,17 @@ static int parse_range(struct parser *ps, const char *s, const char *e)
 			if (!k_rc)
 				r.kb = kb;
 			map->numa = true;
+		}
+		if (n_rc >= 0 && k_rc >= 0 && i == 7 && end[6] > col[6]) {
+			unsigned long long age;
+			int a_rc = parse_numa_col(col[6], end[6] - col[6], 0,
+						  PMAPS_AGE_MAX, &age);
+
+			if (a_rc >= 0) {
+				if (!a_rc)
+					r.age = (int)age;
+				map->age = true;
+			}
 		}
 	}
 
@@ -868,6 +882,11 @@ size_t pmaps_format_kb(unsigned long long kb, char out[21])
 		n = pmaps_format_udec(out, kb);
 	out[n] = '\0';
 	return n;
+}
+
+size_t pmaps_format_age(int age, char out[21])
+{
+	return pmaps_format_node(age, out);
 }
 
 size_t pmaps_format_mapcount(long mapcount, char out[PMAPS_MAPCOUNT_LEN])

@@ -41,6 +41,7 @@ struct pmaps_range {
 	/* The NUMA columns 5 and 6 (pmaps_map.numa), or unknown: */
 	long node;			/* NUMA node, or PMAPS_NODE_UNKNOWN */
 	unsigned long long kb;		/* folio size in KiB, or PMAPS_KB_UNKNOWN */
+	int age;			/* column 7 (pmaps_map.age), or unknown */
 	unsigned int line;		/* input line, for messages */
 };
 
@@ -49,6 +50,16 @@ struct pmaps_range {
 #define PMAPS_KB_UNKNOWN	0ULL
 /* Largest NODE read: far above any MAX_NUMNODES. */
 #define PMAPS_NODE_MAX		65535L
+
+/*
+ * AGE '?', or absent: the MGLRU generation age of the folio, 0 for the
+ * youngest generation (Documentation/pmaps_ext.rst, "NUMA fields").  The
+ * kernel keeps at most MAX_NR_GENS (4) generations, so AGE is 0 to 3; the
+ * format allows up to PMAPS_AGE_MAX, the most the generation bits of
+ * folio->flags could ever number.
+ */
+#define PMAPS_AGE_UNKNOWN	(-1)
+#define PMAPS_AGE_MAX		7
 
 /*
  * MAPCOUNT '?': the kernel withholds the count from a reader without root
@@ -83,6 +94,8 @@ struct pmaps_map {
 	 * /proc/PID/pmaps_numa, pmaps/3 JSON with them): at least one did.
 	 */
 	bool numa;
+	/* Range lines carry AGE after KB as well: at least one did. */
+	bool age;
 };
 
 /*
@@ -203,6 +216,8 @@ size_t pmaps_format_udec(char *p, unsigned long long v);
  */
 size_t pmaps_format_node(long node, char out[21]);
 size_t pmaps_format_kb(unsigned long long kb, char out[21]);
+/* AGE likewise: decimal, or "?" for unknown.  Room: 21 bytes. */
+size_t pmaps_format_age(int age, char out[21]);
 
 /* Room for pmaps_format_mapcount(): the digits of LONG_MAX, and NUL. */
 #define PMAPS_MAPCOUNT_LEN	21
