@@ -112,6 +112,21 @@ static inline void pmaps_path_pid(char *out, size_t size, pid_t pid)
 	pmaps_path(out, size, who);
 }
 
+/*
+ * The NUMA file of who (a PID or "self"), beside the file file_fmt
+ * names: /proc/pmaps_ext/numa/WHO, or /proc/WHO/pmaps_numa.
+ */
+static inline void pmaps_numa_path(char *out, size_t size, const char *who)
+{
+	char plain[PATH_MAX - 32];
+
+	pmaps_path(plain, sizeof(plain), who);
+	if (!strncmp(plain, "/proc/pmaps_ext/", 16))
+		snprintf(out, size, "/proc/pmaps_ext/numa/%s", plain + 16);
+	else
+		snprintf(out, size, "%s_numa", plain);
+}
+
 /* ---- reading texts ---- */
 
 struct text {

@@ -31,18 +31,6 @@ struct nfile {
 	unsigned long long pages;	/* outside [vdso] */
 };
 
-/* The extended file of who (a PID or "self"), from file_fmt. */
-static void numa_path(char *out, size_t size, const char *who)
-{
-	char plain[PATH_MAX - 32];
-
-	pmaps_path(plain, sizeof(plain), who);
-	if (!strncmp(plain, "/proc/pmaps_ext/", 16))
-		snprintf(out, size, "/proc/pmaps_ext/numa/%s", plain + 16);
-	else
-		snprintf(out, size, "%s_numa", plain);
-}
-
 static long field_num(const char *s, size_t n)
 {
 	char buf[32];
@@ -235,7 +223,7 @@ static bool load_placed(struct placed *pl, struct target *t, struct nfile *f)
 	if (target_stop(t))
 		return false;
 	snprintf(who, sizeof(who), "%d", (int)t->pid);
-	numa_path(path, sizeof(path), who);
+	pmaps_numa_path(path, sizeof(path), who);
 	return load(path, f);
 }
 
@@ -500,7 +488,7 @@ static bool check_withheld_size(void *arg)
 	madvise(base, len, MADV_NOHUGEPAGE);
 	for (n = 0; n < 4; n++)
 		(void)*(volatile char *)(base + n * page_size);
-	numa_path(path, sizeof(path), "self");
+	pmaps_numa_path(path, sizeof(path), "self");
 	if (!load(path, &f))
 		return false;
 	n = expect(&f, base, len, -2, -1);
