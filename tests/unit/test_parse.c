@@ -1510,7 +1510,33 @@ static void test_folio_kind(void)
 	CHECK_U(pmaps_folio_kind(32768, 16384), PMAPS_FOLIO_THP);
 	CHECK(!strcmp(pmaps_folio_kind_name(PMAPS_FOLIO_THP), "thp"));
 	CHECK(!strcmp(pmaps_folio_kind_name(PMAPS_FOLIO_MTHP), "mTHP"));
-	CHECK(!pmaps_folio_kind_name(PMAPS_FOLIO_BASE));
+	CHECK(!strcmp(pmaps_folio_kind_name(PMAPS_FOLIO_BASE), "small"));
+	/* kpageflags: KPF_THP (22) alone is no thp, the size decides */
+	{
+		const unsigned long long head = 1ULL << 15, tail = 1ULL << 16,
+					 thp = 1ULL << 22, zero = 1ULL << 24,
+					 huge = 1ULL << 17;
+
+		CHECK_U(pmaps_folio_kind_kpf(0, 4, 4096), PMAPS_FOLIO_BASE);
+		CHECK_U(pmaps_folio_kind_kpf(head | thp, 2048, 4096),
+			PMAPS_FOLIO_THP);
+		CHECK_U(pmaps_folio_kind_kpf(tail | thp, 1024, 4096),
+			PMAPS_FOLIO_MTHP);
+		CHECK_U(pmaps_folio_kind_kpf(tail | thp, PMAPS_KB_UNKNOWN,
+					     4096), PMAPS_FOLIO_UNKNOWN);
+		CHECK_U(pmaps_folio_kind_kpf(head | huge, 2048, 4096),
+			PMAPS_FOLIO_HUGETLB);
+		CHECK_U(pmaps_folio_kind_kpf(zero, 4, 4096), PMAPS_FOLIO_ZERO);
+		CHECK_U(pmaps_folio_kind_kpf(head | thp | zero, 2048, 4096),
+			PMAPS_FOLIO_HUGE_ZERO);
+		/* compound, yet measured as one page: changed meanwhile */
+		CHECK_U(pmaps_folio_kind_kpf(head | thp, 4, 4096),
+			PMAPS_FOLIO_UNKNOWN);
+		CHECK_U(pmaps_folio_kind_kpf(head | thp, 32768, 16384),
+			PMAPS_FOLIO_THP);
+		CHECK_U(pmaps_folio_kind_kpf(head | thp, 2048, 16384),
+			PMAPS_FOLIO_MTHP);
+	}
 }
 
 static const struct {

@@ -190,6 +190,21 @@ int pmaps_kpage_read(const struct pmaps_pagemap *pm, uint64_t pfn,
 		     uint64_t *kpf, uint64_t *count);
 
 /*
+ * The size in KiB of the folio holding pfn, measured in kpageflags as its
+ * compound head and the run of tails after it (kpageflags has no size
+ * field); PMAPS_KB_UNKNOWN without kpageflags or where the folio changed
+ * meanwhile, never a guess.  *fc remembers the last folio, so the pages of
+ * one cost one measurement; zero it before the first call.
+ */
+struct pmaps_folio_cache {
+	uint64_t head, pages;
+	int have;
+};
+unsigned long long pmaps_kpf_folio_kb(const struct pmaps_pagemap *pm,
+				      struct pmaps_folio_cache *fc,
+				      uint64_t pfn);
+
+/*
  * Name of KPF bit, as the KPF_ macro without the prefix in lowercase
  * ("referenced", "compound_head"); NULL for a bit with no name.  Bits 32
  * and up are the kernel's debugging ones (include/linux/...), not ABI.

@@ -30,61 +30,61 @@
 struct numa_ctx {
 	struct pmaps_pagemap pm;
 	unsigned long long psize;
-	/* the folio last measured: [head, head + pages) */
-	uint64_t head, pages;
-	int have_folio;
+	struct pmaps_folio_cache fc;
 	/* move_pages() refused (no NUMA in the kernel, or permission): '?' */
 	int no_nodes;
 };
 
-static uint64_t kpf_of(const struct numa_ctx *c, uint64_t pfn, int *ok)
+static uint64_t kpf_of(const struct pmaps_pagemap *pm, uint64_t pfn, int *ok)
 {
 	uint64_t kpf = 0;
 
-	*ok = pread(c->pm.kpf_fd, &kpf, 8, (off_t)(pfn * 8)) == 8;
+	*ok = pread(pm->kpf_fd, &kpf, 8, (off_t)(pfn * 8)) == 8;
 	return kpf;
 }
 
 /*
- * Folio size of the page at pfn in KiB, PMAPS_KB_UNKNOWN when kpageflags
- * cannot say (not root, PFN hidden, or the folio changed under us).  A
- * THP or hugetlb folio is its head page and the run of tail pages after
- * it; kpageflags has no size field.
+ * A THP or hugetlb folio is its head page and the run of tail pages after
+ * it: PMAPS_KB_UNKNOWN where kpageflags cannot say (not root, PFN hidden,
+ * or the folio changed under us).
  */
-static unsigned long long folio_kb(struct numa_ctx *c, uint64_t pfn)
+unsigned long long pmaps_kpf_folio_kb(const struct pmaps_pagemap *pm,
+				      struct pmaps_folio_cache *fc,
+				      uint64_t pfn)
 {
+	unsigned long long psize = pmaps_page_size();
 	const uint64_t compound = (1ULL << KPF_COMPOUND_HEAD) |
 				  (1ULL << KPF_COMPOUND_TAIL);
 	uint64_t kpf, head, n;
 	int ok;
 
-	if (c->pm.kpf_fd < 0 || !pfn)
+	if (pm->kpf_fd < 0 || !pfn)
 		return PMAPS_KB_UNKNOWN;
-	if (c->have_folio && pfn >= c->head && pfn - c->head < c->pages)
-		return c->pages * c->psize / 1024;
-	kpf = kpf_of(c, pfn, &ok);
+	if (fc->have && pfn >= fc->head && pfn - fc->head < fc->pages)
+		return fc->pages * psize / 1024;
+	kpf = kpf_of(pm, pfn, &ok);
 	if (!ok)
 		return PMAPS_KB_UNKNOWN;
 	if (!(kpf & compound))
-		return c->psize / 1024;
+		return psize / 1024;
 	if (!(kpf & ((1ULL << KPF_THP) | (1ULL << KPF_HUGE))))
 		return PMAPS_KB_UNKNOWN;	/* not a folio of user memory */
 	for (head = pfn, n = 0; !(kpf & (1ULL << KPF_COMPOUND_HEAD)); n++) {
 		if (!head || n >= MAX_FOLIO_PAGES)
 			return PMAPS_KB_UNKNOWN;
-		kpf = kpf_of(c, --head, &ok);
+		kpf = kpf_of(pm, --head, &ok);
 		if (!ok || !(kpf & compound))
 			return PMAPS_KB_UNKNOWN;	/* split meanwhile */
 	}
 	for (n = 1; n < MAX_FOLIO_PAGES; n++) {
-		kpf = kpf_of(c, head + n, &ok);
+		kpf = kpf_of(pm, head + n, &ok);
 		if (!ok || !(kpf & (1ULL << KPF_COMPOUND_TAIL)))
 			break;
 	}
-	c->head = head;
-	c->pages = n;
-	c->have_folio = 1;
-	return n * c->psize / 1024;
+	fc->head = head;
+	fc->pages = n;
+	fc->have = 1;
+	return n * psize / 1024;
 }
 
 /* Append a range to ranges, joined to the last where it continues it. */
@@ -158,7 +158,8 @@ static int numa_vma(struct numa_ctx *c, int pid, struct pmaps_vma *v,
 
 				if (emit(&out, &nr, &cap, &r,
 					 r.index + done + k, node,
-					 folio_kb(c, pmaps_pm_pfn(ent[k])))) {
+					 pmaps_kpf_folio_kb(&c->pm, &c->fc,
+							   pmaps_pm_pfn(ent[k])))) {
 					snprintf(err, errlen, "out of memory");
 					goto fail;
 				}

@@ -734,11 +734,45 @@ enum pmaps_folio_kind pmaps_folio_kind(unsigned long long kb,
 							   PMAPS_FOLIO_OTHER;
 }
 
+/* include/uapi/linux/kernel-page-flags.h */
+#define KPF_COMPOUND_HEAD	15
+#define KPF_COMPOUND_TAIL	16
+#define KPF_HUGE		17
+#define KPF_THP			22
+#define KPF_ZERO_PAGE		24
+
+enum pmaps_folio_kind pmaps_folio_kind_kpf(unsigned long long kpf,
+					   unsigned long long kb,
+					   unsigned long long page_size)
+{
+	enum pmaps_folio_kind kind;
+
+	/* fs/proc/page.c sets KPF_THP on the huge zero page as well */
+	if (kpf >> KPF_ZERO_PAGE & 1)
+		return kpf >> KPF_THP & 1 ? PMAPS_FOLIO_HUGE_ZERO :
+					    PMAPS_FOLIO_ZERO;
+	if (kpf >> KPF_HUGE & 1)
+		return PMAPS_FOLIO_HUGETLB;
+	if (!(kpf & (1ULL << KPF_COMPOUND_HEAD | 1ULL << KPF_COMPOUND_TAIL)))
+		return PMAPS_FOLIO_BASE;
+	kind = pmaps_folio_kind(kb, page_size);
+	/* a compound page measured as one page changed under the reader */
+	return kind == PMAPS_FOLIO_BASE ? PMAPS_FOLIO_UNKNOWN : kind;
+}
+
 const char *pmaps_folio_kind_name(enum pmaps_folio_kind kind)
 {
 	switch (kind) {
 	case PMAPS_FOLIO_UNKNOWN:
 		return "folio?";
+	case PMAPS_FOLIO_BASE:
+		return "small";
+	case PMAPS_FOLIO_HUGETLB:
+		return "hugetlb";
+	case PMAPS_FOLIO_ZERO:
+		return "zero-page";
+	case PMAPS_FOLIO_HUGE_ZERO:
+		return "huge-zero-page";
 	case PMAPS_FOLIO_MTHP:
 		return "mTHP";
 	case PMAPS_FOLIO_THP:
@@ -747,9 +781,8 @@ const char *pmaps_folio_kind_name(enum pmaps_folio_kind kind)
 		return "pud";
 	case PMAPS_FOLIO_OTHER:
 		return "folio-other";
-	default:
-		return NULL;
 	}
+	return "folio?";
 }
 
 unsigned long pmaps_page_size(void)

@@ -154,10 +154,26 @@ enum pmaps_folio_kind {
 	PMAPS_FOLIO_THP,	/* PMD size */
 	PMAPS_FOLIO_PUD,	/* PUD size */
 	PMAPS_FOLIO_OTHER,	/* any other size */
+	/* told only by kpageflags, never by a KB: */
+	PMAPS_FOLIO_HUGETLB,	/* KPF_HUGE, of any size */
+	PMAPS_FOLIO_ZERO,	/* the shared zero page */
+	PMAPS_FOLIO_HUGE_ZERO,	/* the huge zero page */
 };
 enum pmaps_folio_kind pmaps_folio_kind(unsigned long long kb,
 				       unsigned long long page_size);
-/* "thp", "mTHP", ...: the kind's name in every view; NULL for BASE. */
+/*
+ * The same from a page's /proc/kpageflags (kpf) and its folio's size in
+ * KiB as measured from the compound head and tails (PMAPS_KB_UNKNOWN if
+ * not measured).  KPF_THP is set on every transparent large folio, so it
+ * alone never makes a "thp": the size decides.
+ */
+enum pmaps_folio_kind pmaps_folio_kind_kpf(unsigned long long kpf,
+					   unsigned long long kb,
+					   unsigned long long page_size);
+/*
+ * "thp", "mTHP", "small", "zero-page", ...: the kind's name in every view,
+ * one word, so that a column of them stays one field; "folio?" unknown.
+ */
 const char *pmaps_folio_kind_name(enum pmaps_folio_kind kind);
 /* PMD and PUD sizes in KiB: a page-table page holds page_size / 8 entries. */
 unsigned long long pmaps_pmd_kb(unsigned long long page_size);
