@@ -7,7 +7,8 @@
  *
  *   swapped      not resident, in swap      pagemap of a live process
  *   writeback    W
- *   thp          in a transparent huge page kpageflags (root), live process
+ *   thp          in a thp folio             kpageflags (root), live process,
+ *   mTHP         in an mTHP folio           else KB (pmaps_folio_kind())
  *   dirty        D or P
  *   shared       mapcount above 1
  *   young        Y
@@ -15,10 +16,10 @@
  *   unknown      resident, none of the above, P, D or W not known ('?')
  *   not present  not resident
  *
- * The document says what is resident and its flags; swap and THP are not
- * in the text format, so they come from /proc/PID/pagemap (and, for THP,
- * /proc/kpageflags) read right after the document, for live processes
- * only.  A flag the source cannot know ('?') counts as clear, and a
+ * The document says what is resident and its flags; swap is not in the
+ * text format, so it comes from /proc/PID/pagemap read right after the
+ * document, for live processes only, and thp and mTHP from
+ * /proc/kpageflags with it, or from the document's KB.  A flag the source cannot know ('?') counts as clear, and a
  * mapcount the kernel withheld ('?') as not shared; but a page is clean
  * only where P, D and W are known to be clear: one whose page state is
  * withheld, or not readable at all (the pagemap source without root), is
@@ -65,7 +66,6 @@
 #define PM_WINDOW		4096
 #define KPF_WINDOW		64
 /* include/uapi/linux/kernel-page-flags.h */
-#define KPF_THP			22
 
 #define UPPER_HALF		"\xe2\x96\x80"	/* U+2580 */
 
@@ -74,8 +74,8 @@ const char pmaps_change_letters[PMAPS_CHANGE_NR + 1] = " YD+-";
 static const char change_symbols[PMAPS_CHANGE_NR + 1] = " *!+-";
 
 enum state {
-	ST_NONE, ST_UNKNOWN, ST_CLEAN, ST_YOUNG, ST_SHARED, ST_DIRTY, ST_THP,
-	ST_WRITEBACK, ST_SWAPPED, ST_NR
+	ST_NONE, ST_UNKNOWN, ST_CLEAN, ST_YOUNG, ST_SHARED, ST_DIRTY, ST_MTHP,
+	ST_THP, ST_WRITEBACK, ST_SWAPPED, ST_NR
 };
 
 static const struct state_style {
@@ -91,6 +91,7 @@ static const struct state_style {
 	[ST_YOUNG] =	 { "young",	  'Y',  46, { 0x00, 0xff, 0x00 } },
 	[ST_SHARED] =	 { "shared",	  'M',  51, { 0x00, 0xff, 0xff } },
 	[ST_DIRTY] =	 { "dirty",	  'D', 196, { 0xff, 0x00, 0x00 } },
+	[ST_MTHP] =	 { "mTHP",	  'T', 135, { 0xaf, 0x5f, 0xff } },
 	[ST_THP] =	 { "thp",	  'H',  33, { 0x00, 0x87, 0xff } },
 	[ST_WRITEBACK] = { "writeback",	  'W', 226, { 0xff, 0xff, 0x00 } },
 	[ST_SWAPPED] =	 { "swapped",	  'S', 201, { 0xff, 0x00, 0xff } },
@@ -145,6 +146,7 @@ struct mapctx {
 	uint64_t kpf[KPF_WINDOW];	/* kpageflags from kpf_pfn on */
 	uint64_t kpf_pfn;
 	size_t kpf_n;
+	struct pmaps_folio_cache fc;	/* the folio last measured */
 	/* young, pte-dirty, PG_dirty, shared, --flags, --range, and
 	 * detail_open()'s one */
 	char notes[7][320];
@@ -264,7 +266,9 @@ static void detail_open(struct mapctx *m)
 
 	if (doc->pid <= 0) {
 		snprintf(m->notes[m->nr_notes++], sizeof(m->notes[0]),
-			 "swapped, thp: not in a saved document, not shown");
+			 doc->map.numa ?
+			 "swapped: not in a saved document, not shown" :
+			 "swapped, thp, mTHP: not in a saved document, not shown");
 		return;
 	}
 	m->ent = malloc(PM_WINDOW * sizeof(*m->ent));
@@ -278,10 +282,10 @@ static void detail_open(struct mapctx *m)
 	}
 	if (!m->have_pm)
 		snprintf(m->notes[m->nr_notes++], sizeof(m->notes[0]),
-			 "swapped, thp: not shown (%s)", m->pm_err);
-	else if (!m->thp_on)
+			 "swapped, thp, mTHP: not shown (%s)", m->pm_err);
+	else if (!m->thp_on && !doc->map.numa)
 		snprintf(m->notes[m->nr_notes++], sizeof(m->notes[0]),
-			 "thp: not shown (/proc/kpageflags needs root)");
+			 "thp, mTHP: not shown (/proc/kpageflags needs root)");
 }
 
 static void detail_close(struct mapctx *m)
@@ -320,8 +324,8 @@ static bool pm_entry(struct mapctx *m, unsigned long long vpn,
 	return true;
 }
 
-/* kpageflags of pfn has KPF_THP; contiguous PFNs share one read. */
-static bool pfn_is_thp(struct mapctx *m, uint64_t pfn)
+/* kpageflags of pfn into *kpf; contiguous PFNs share one read. */
+static bool pfn_kpf(struct mapctx *m, uint64_t pfn, uint64_t *kpf)
 {
 	ssize_t got;
 
@@ -333,27 +337,50 @@ static bool pfn_is_thp(struct mapctx *m, uint64_t pfn)
 		m->kpf_pfn = pfn;
 		m->kpf_n = (size_t)got / 8;
 	}
-	return m->kpf[pfn - m->kpf_pfn] >> KPF_THP & 1;
+	*kpf = m->kpf[pfn - m->kpf_pfn];
+	return true;
 }
 
-/* Resident pages [from, to) in state st; THP outranks all but writeback. */
-static void count_resident(struct walker *w, unsigned long long from,
-			   unsigned long long to, enum state st,
-			   unsigned long long *counts)
+/* st, or thp / mTHP for a page in such a folio (pmaps_folio_kind()). */
+static enum state kind_state(enum pmaps_folio_kind kind, enum state st)
+{
+	return kind == PMAPS_FOLIO_THP ? ST_THP :
+	       kind == PMAPS_FOLIO_MTHP ? ST_MTHP : st;
+}
+
+/*
+ * Resident pages [from, to) of r in state st; thp and mTHP outrank all
+ * but writeback.  The folio kind comes from kpageflags of a live process
+ * (which tells hugetlb apart), else from r's KB; unknown, it is not drawn.
+ */
+static void count_resident(struct walker *w, const struct pmaps_range *r,
+			   unsigned long long from, unsigned long long to,
+			   enum state st, unsigned long long *counts)
 {
 	struct mapctx *m = w->m;
-	unsigned long long first = w->v->start / m->psize, p;
-	uint64_t e;
+	unsigned long long first = w->v->start / m->psize, p, kb;
+	uint64_t e, kpf;
 
-	if (!w->detail || !m->thp_on || st == ST_WRITEBACK) {
+	if (m->opts->by || st == ST_WRITEBACK) {
 		counts[st] += to - from;
 		return;
 	}
+	if (!w->detail || !m->thp_on) {
+		counts[kind_state(pmaps_folio_kind(r->kb, m->psize), st)] +=
+			to - from;
+		return;
+	}
 	for (p = from; p < to; p++) {
-		bool thp = pm_entry(m, first + p, first + w->npages, &e) &&
-			   pmaps_pm_pfn(e) && pfn_is_thp(m, pmaps_pm_pfn(e));
+		enum pmaps_folio_kind kind = PMAPS_FOLIO_UNKNOWN;
 
-		counts[thp ? ST_THP : st]++;
+		if (pm_entry(m, first + p, first + w->npages, &e) &&
+		    pmaps_pm_pfn(e) && pfn_kpf(m, pmaps_pm_pfn(e), &kpf)) {
+			kb = r->kb != PMAPS_KB_UNKNOWN ? r->kb :
+			     pmaps_kpf_folio_kb(&m->pm, &m->fc,
+						pmaps_pm_pfn(e));
+			kind = pmaps_folio_kind_kpf(kpf, kb, m->psize);
+		}
+		counts[kind_state(kind, st)]++;
 	}
 }
 
@@ -407,7 +434,7 @@ static void walk(struct walker *w, unsigned long long n,
 		}
 		if (r && rs <= w->page) {
 			to = re < end ? re : end;
-			count_resident(w, w->page, to,
+			count_resident(w, r, w->page, to,
 				       w->m->opts->by ? (enum state)range_class(w->m, r) :
 				       range_state(r), counts);
 		} else {
@@ -894,10 +921,10 @@ static void text_legend_by(struct mapctx *m, FILE *out)
 
 static void text_legend(struct mapctx *m, FILE *out)
 {
-	/* two lines of four, weakest first; unknown on a third, if drawn */
+	/* two lines of five, weakest first; unknown on a third, if drawn */
 	static const unsigned char order[] = {
 		ST_NONE, ST_CLEAN, ST_YOUNG, ST_SHARED,
-		ST_DIRTY, ST_THP, ST_WRITEBACK, ST_SWAPPED, ST_UNKNOWN,
+		ST_DIRTY, ST_MTHP, ST_THP, ST_WRITEBACK, ST_SWAPPED, ST_UNKNOWN,
 	};
 	bool color = m->opts->color;
 	size_t i, n = m->any_unknown ? ST_NR : ST_NR - 1;
@@ -909,7 +936,8 @@ static void text_legend(struct mapctx *m, FILE *out)
 	for (i = 0; i < n; i++) {
 		int s = order[i];
 
-		fputs(i == 0 ? "legend: " : i % 4 == 0 ? "\n        " : "  ",
+		fputs(i == 0 ? "legend: " :
+		      i % 5 == 0 || s == ST_UNKNOWN ? "\n        " : "  ",
 		      out);
 		if (color)
 			fprintf(out, "\033[38;5;%dm" UPPER_HALF UPPER_HALF
@@ -1198,9 +1226,11 @@ static const char map_usage[] =
 "the addresses in --range (each VMA cut to them):\n"
 PMAPS_FILTER_HELP
 "\n"
-"A page's state is the first that holds of: swapped, writeback, thp, dirty\n"
-"(D or P), shared (mapcount above 1), young, clean, not present.  Swapped\n"
-"and thp are read from pagemap for live processes (thp needs root).  A flag\n"
+"A page's state is the first that holds of: swapped, writeback, thp, mTHP,\n"
+"dirty (D or P), shared (mapcount above 1), young, clean, not present.  thp\n"
+"is a page of a PMD-sized transparent folio (2 MiB with 4 KiB pages), mTHP\n"
+"of a smaller large one.  Swapped is read from pagemap for live processes;\n"
+"thp and mTHP from kpageflags (root), else from KB (--numa).  A flag\n"
 "or mapcount shown as '?' counts as clear, or not shared; but a resident\n"
 "page is clean only where P, D and W are known: else, none of the others\n"
 "holding, it is '?', state not known (the pagemap source without root\n"

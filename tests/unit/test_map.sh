@@ -68,11 +68,11 @@ expect two_targets 0 "$tmp/want" ""
 
 run "$PMAPS" map --color=never --width 80 -f good-basic.txt
 sed -n 2,6p "$tmp/out" > "$tmp/legend"
-printf '%s\n' "legend: . not present  C clean  Y young  M shared" \
-	"        D dirty  H thp  W writeback  S swapped" \
+printf '%s\n' "legend: . not present  C clean  Y young  M shared  D dirty" \
+	"        T mTHP  H thp  W writeback  S swapped" \
 	"  a character is 2 pages: the state most of them have (the later one on a tie)," \
 	"  uppercase when more than half of its pages have it" \
-	"note: swapped, thp: not in a saved document, not shown" > "$tmp/want"
+	"note: swapped, thp, mTHP: not in a saved document, not shown" > "$tmp/want"
 [ "$rc" = 0 ] && cmp -s "$tmp/legend" "$tmp/want"
 result legend_names_every_state
 
@@ -274,14 +274,14 @@ else
 	# legend swatch 10x10.  The widest line is a row of cells: "  " and 12
 	# hex digits and " " (15 characters of 6 pixels), 64 cells of 5 and a
 	# character's 6 to spare, 416 pixels (the file mapping's title, the
-	# widest text, is 64 characters, 384); 33 lines of 12 pixels: title,
-	# 8 states, a note, 10 VMA titles and 13 rows.
+	# widest text, is 64 characters, 384); 34 lines of 12 pixels: title,
+	# 9 states, a note, 10 VMA titles and 13 rows.
 	run "$PMAPS" map --width 80 --png "$tmp/basic.png" -f good-basic.txt
 	[ "$rc" = 0 ] && [ ! -s "$tmp/out" ] && [ ! -s "$tmp/err" ] &&
 		python3 "$tmp/png.py" "$here" "$tmp/basic.png" 303030 008700 00ff00 \
 		00ffff ff0000 0087ff ffff00 ff00ff > "$tmp/pixels" 2> "$tmp/err"
 	result png_decodes
-	printf '%s\n' 416x396 "303030 $((100 + 594 * 25))" \
+	printf '%s\n' 416x408 "303030 $((100 + 594 * 25))" \
 		"008700 $((100 + 25))" "00ff00 100" "00ffff $((100 + 9 * 25))" \
 		"ff0000 $((100 + 25 * 25))" "0087ff 100" "ffff00 $((100 + 25))" \
 		"ff00ff 100" > "$tmp/want"
@@ -294,7 +294,7 @@ else
 	# the file.
 	run "$PMAPS" map --width 80 --areas heap --png "$tmp/heap.png" \
 		-f good-basic.txt
-	printf '%s\n' 416x144 "303030 $((100 + 16 * 25))" "008700 100" \
+	printf '%s\n' 416x156 "303030 $((100 + 16 * 25))" "008700 100" \
 		"00ffff 100" "ff0000 $((100 + 17 * 25))" > "$tmp/want"
 	[ "$rc" = 0 ] &&
 		python3 "$tmp/png.py" "$here" "$tmp/heap.png" 303030 008700 00ffff \
@@ -303,12 +303,12 @@ else
 	result png_filtered_pixels
 	[ -s "$tmp/pixels" ] && diff "$tmp/want" "$tmp/pixels" | diag
 
-	# 1 TiB: 16 rows, whatever the size; 28 lines with the zoom line.
+	# 1 TiB: 16 rows, whatever the size; 29 lines with the zoom line.
 	run "$PMAPS" map --width 80 --png - -f huge-sparse.txt
 	mv "$tmp/out" "$tmp/huge.png" && : > "$tmp/out"
 	[ "$rc" = 0 ] &&
 		python3 "$tmp/png.py" "$here" "$tmp/huge.png" > "$tmp/pixels" &&
-		grep -qx '[0-9]*x336' "$tmp/pixels"
+		grep -qx '[0-9]*x348' "$tmp/pixels"
 	result png_zoomed_decodes
 
 	# The glyphs of a line of text: each character's 6x10 pixels (one
@@ -342,13 +342,13 @@ EOF
 	# characters of "00400000-00401000 r--p " and the name's "/", the
 	# space is blank and the 94 others are each drawn, all different (a
 	# font without lowercase, or drawing a missing glyph as '?', fails).
-	# The VMA's title is line 10, after the title, 8 states and a note.
+	# The VMA's title is line 11, after the title, 9 states and a note.
 	python3 -c 'print("00400000-00401000 r--p 00000000 00:02 15 /" +
 		"".join(map(chr, range(0x20, 0x7f))) + "\n0\t1\tY______\t1")' \
 		> "$tmp/ascii.txt"
 	run "$PMAPS" map --width 80 --png "$tmp/ascii.png" -f "$tmp/ascii.txt"
 	[ "$rc" = 0 ] &&
-		python3 "$tmp/glyphs.py" "$tmp/ascii.png" 10 24 95 \
+		python3 "$tmp/glyphs.py" "$tmp/ascii.png" 11 24 95 \
 			> "$tmp/glyphs" 2> "$tmp/err" &&
 		[ "$(wc -l < "$tmp/glyphs")" = 95 ] &&
 		sed -n 1p "$tmp/glyphs" | grep -qx '0\{60\}' &&
@@ -364,11 +364,11 @@ EOF
 	sed '1s,/usr/lib/x$,/USR/LIB/X,' "$tmp/lower.txt" > "$tmp/upper.txt"
 	run "$PMAPS" map --width 80 --png "$tmp/lower.png" -f "$tmp/lower.txt"
 	[ "$rc" = 0 ] &&
-		python3 "$tmp/glyphs.py" "$tmp/lower.png" 10 23 10 \
+		python3 "$tmp/glyphs.py" "$tmp/lower.png" 11 23 10 \
 			> "$tmp/lower" 2> "$tmp/err" &&
 		run "$PMAPS" map --width 80 --png "$tmp/upper.png" \
 			-f "$tmp/upper.txt" && [ "$rc" = 0 ] &&
-		python3 "$tmp/glyphs.py" "$tmp/upper.png" 10 23 10 \
+		python3 "$tmp/glyphs.py" "$tmp/upper.png" 11 23 10 \
 			> "$tmp/upper" 2> "$tmp/err" &&
 		paste -d ' ' "$tmp/lower" "$tmp/upper" |
 		awk '{ printf "%d", $1 != $2 } END { print "" }' |
@@ -378,7 +378,7 @@ fi
 # No PNG written is a failure of pmaps, not a reason to skip.
 if command -v file > /dev/null; then
 	[ -s "$tmp/basic.png" ] &&
-		file "$tmp/basic.png" | grep -q "PNG image data, 416 x 396, 8-bit colormap"
+		file "$tmp/basic.png" | grep -q "PNG image data, 416 x 408, 8-bit colormap"
 	result png_file_recognises
 else
 	lacks "file(1)" png_file_recognises

@@ -178,7 +178,7 @@ fi
 as_nobody "$PMAPS" map --source=pagemap --color=never -w 80 "$pid"
 grep -qx "note: PG_dirty, writeback: not known ('?') for some pages, drawn as ? where no other state is known" "$tmp/out" &&
 	grep -qx "note: young: not known from source pagemap, not shown" "$tmp/out" &&
-	grep -qx "note: thp: not shown (/proc/kpageflags needs root)" "$tmp/out" &&
+	grep -qx "note: thp, mTHP: not shown (/proc/kpageflags needs root)" "$tmp/out" &&
 	[ "$rc" = 0 ] && [ ! -s "$tmp/err" ]
 result nonroot_map_notes
 
