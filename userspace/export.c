@@ -112,7 +112,7 @@ static const struct family {
 	[Q_SWAPPED] = { "pmaps_swapped",
 		"Memory in swap." },
 	[Q_HUGE] = { "pmaps_huge",
-		"Resident memory in PMD-mapped transparent huge pages or hugetlb pages." },
+		"Resident memory in thp folios (PMD-sized) mapped whole at PMD alignment, or in hugetlb pages." },
 	[Q_MAPPED] = { "pmaps_mapped",
 		"Virtual size of the mappings." },
 };

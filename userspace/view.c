@@ -12,13 +12,15 @@
  * with one decimal, rounded.
  *
  * THP and hugetlb pages and VMA page sizes are not in the text format:
- * for a live process, --summary (Huge, PageSize), --pages ("thp",
- * "hugetlb 2048kB") and --json read them at view time (hugepage.h); a
- * document from a file shows "-", no mark, null.
+ * for a live process, --summary (Huge, PageSize) and --json read them at
+ * view time (hugepage.h); a document from a file shows "-", null.  The
+ * word for a page's folio ("thp", "mTHP", ...) is pmaps_folio_kind()'s,
+ * from KB or kpageflags; --pages has it as a column, --json as "folio".
  *
  * JSON (--json), schema "pmaps/2", also in Documentation/pmaps-json.rst;
  * "pmaps/3" where the documents have the NUMA columns (--numa): each range
- * then also has "node" and "kb", number or null.
+ * then also has "node" and "kb", number or null, and "folio", the kind's
+ * word (pmaps_folio_kind_name()) or null.
  * One document for the whole run:
  *
  *   {"schema": "pmaps/2",
@@ -39,8 +41,9 @@
  *					at view time; null for a file or
  *					when it cannot be read
  *        "huge": 0,			pages (of the base size, as count)
- *					in PMD-mapped THPs or hugetlb pages,
- *					read as page_size; null likewise
+ *					in thp folios mapped whole at PMD
+ *					alignment or hugetlb pages, read as
+ *					page_size; null likewise
  *        "ranges": [
  *         {"index": 0,			as in the text format
  *          "count": 1,
@@ -433,6 +436,9 @@ struct counts {
 	unsigned long long mapped;	/* bytes */
 	size_t nr_vmas;
 	unsigned long long node[VIEW_NODES + 1];	/* resident pages */
+	/* pages in thp and mTHP folios by KB (pmaps_folio_kind()) */
+	unsigned long long thp, mthp;
+	bool folio_unknown;		/* a KB was '?' */
 };
 
 /* The node column a range counts in. */
@@ -458,6 +464,19 @@ static void count_vma(struct counts *c, const struct pmaps_vma *v)
 
 		c->pages[C_RESIDENT] += r->count;
 		c->node[node_col(r)] += r->count;
+		switch (pmaps_folio_kind(r->kb, pmaps_page_size())) {
+		case PMAPS_FOLIO_UNKNOWN:
+			c->folio_unknown = true;
+			break;
+		case PMAPS_FOLIO_THP:
+			c->thp += r->count;
+			break;
+		case PMAPS_FOLIO_MTHP:
+			c->mthp += r->count;
+			break;
+		default:
+			break;
+		}
 		if (r->mapcount == PMAPS_MAPCOUNT_UNKNOWN)
 			c->unknown |= 1u << C_SHARED;
 		else if (r->mapcount > 1)
@@ -492,6 +511,9 @@ static void count_add(struct counts *sum, const struct counts *c)
 	for (k = 0; k <= VIEW_NODES; k++)
 		sum->node[k] += c->node[k];
 	sum->unknown |= c->unknown;
+	sum->thp += c->thp;
+	sum->mthp += c->mthp;
+	sum->folio_unknown |= c->folio_unknown;
 	sum->mapped += c->mapped;
 	sum->nr_vmas += c->nr_vmas;
 }
@@ -527,6 +549,8 @@ struct vctx {
 	char hg_err[256];	/* why the last read failed */
 	struct pmaps_huge_vma hv;	/* of the VMA being shown */
 	size_t hv_cursor;
+	struct pmaps_folio_cache fc;	/* the folio last measured */
+	bool kind_col;		/* --pages: the folio kind column */
 	struct group_row *row;	/* --cgroup: the document's totals go here */
 	/* --numa: the node columns shown, N0 .. Nnodes-1, and N? if other */
 	int nodes;		/* 0: the document has no NUMA data */
@@ -670,6 +694,8 @@ static void ctx_fini(struct vctx *c)
 /* Open the document's pagemap if it is a live process; 1 if open. */
 static int ctx_open_pagemap(struct vctx *c)
 {
+	if (c->have_pm)
+		return 1;
 	if (c->doc->pid <= 0) {
 		snprintf(c->pm_err, sizeof(c->pm_err), "not a process");
 		return 0;
@@ -1047,6 +1073,10 @@ static void summary_row(struct vctx *c, const struct counts *n, size_t w,
 	if (page_kib != -2)
 		summary_kib(o, page_kib >= 0, (unsigned long long)page_kib,
 			    w);
+	if (c->node_w) {
+		summary_kib(o, !n->folio_unknown, n->thp * kib, w);
+		summary_kib(o, !n->folio_unknown, n->mthp * kib, w);
+	}
 	for (k = 0; k < c->nodes; k++)
 		summary_kib(o, 1, n->node[k] * kib, w);
 	if (c->node_other)
@@ -1079,6 +1109,8 @@ static void view_summary(struct vctx *c)
 	for (k = 0; k < C_NR; k++)
 		ob_fmt(o, " %*s", (int)w, summary_cols[k]);
 	ob_fmt(o, " %*s %*s", (int)w, "Huge", (int)w, "PageSize");
+	if (c->node_w)
+		ob_fmt(o, " %*s %*s", (int)w, "THP", (int)w, "mTHP");
 	for (k = 0; k < c->nodes; k++) {
 		char name[16];
 
@@ -1099,6 +1131,9 @@ static void view_summary(struct vctx *c)
 		if (!huge_vma(c, v->start, v->end)) {
 			huge = (long long)(c->hv.huge_bytes / 1024);
 			page = (long long)(c->hv.page_size / 1024);
+			/* a hugetlb folio of PMD size is not a thp */
+			if (c->hv.page_size > c->psize)
+				vc.thp = vc.mthp = 0;
 		} else {
 			huge_failed = c->doc->pid > 0;
 		}
@@ -1348,18 +1383,39 @@ static void put_pm_bits(struct ob *o, uint64_t e)
 		ob_str(o, " exclusive");
 }
 
-/* " thp" or " hugetlb 2048kB" for a page in a huge page of c->hv */
-static void put_huge(struct vctx *c, unsigned long long addr)
+/*
+ * The kind of the folio of the page at addr (pmaps_folio_kind()): from
+ * kpageflags where pagemap gave a PFN and kpageflags is readable (root),
+ * which alone knows hugetlb and the zero pages; else a huge page of c->hv
+ * (PAGEMAP_SCAN: a PMD-mapped thp, or hugetlb); else r's KB.
+ */
+static enum pmaps_folio_kind page_kind(struct vctx *c,
+				       const struct pmaps_range *r,
+				       unsigned long long addr, uint64_t e,
+				       int have_e)
 {
-	const struct pmaps_huge_region *r;
+	uint64_t pfn = have_e ? pmaps_pm_pfn(e) : 0, kpf, kpc;
+	const struct pmaps_huge_region *h;
+	unsigned long long kb = r ? r->kb : PMAPS_KB_UNKNOWN;
 
-	r = pmaps_huge_find(&c->hv, addr, &c->hv_cursor);
-	if (!r)
-		return;
-	if (r->kind == PMAPS_HUGE_HUGETLB)
-		ob_fmt(c->o, " hugetlb %llukB", c->hv.page_size / 1024);
-	else
-		ob_str(c->o, " thp");
+	if (pfn && c->have_pm && !pmaps_kpage_read(&c->pm, pfn, &kpf, &kpc)) {
+		if (kb == PMAPS_KB_UNKNOWN)
+			kb = pmaps_kpf_folio_kb(&c->pm, &c->fc, pfn);
+		return pmaps_folio_kind_kpf(kpf, kb, c->psize);
+	}
+	h = c->hv.nr_regions ? pmaps_huge_find(&c->hv, addr, &c->hv_cursor) :
+			       NULL;
+	if (h)
+		return h->kind == PMAPS_HUGE_HUGETLB ? PMAPS_FOLIO_HUGETLB :
+						       PMAPS_FOLIO_THP;
+	return pmaps_folio_kind(kb, c->psize);
+}
+
+/* --pages' kind column: " thp", " mTHP", " small", ...; one field. */
+static void put_kind(struct vctx *c, enum pmaps_folio_kind kind)
+{
+	if (c->kind_col)
+		ob_fmt(c->o, " %s", pmaps_folio_kind_name(kind));
 }
 
 static void flush_not_present(struct vctx *c, unsigned long long *pending)
@@ -1393,18 +1449,23 @@ static void page_line(struct vctx *c, unsigned long long addr,
 		put_flags(c, r->flags, r->unknown);
 		put_mapcount(c, r->mapcount);
 		put_numa_cols(c, r);
+		if (c->kind_col)
+			put_kind(c, page_kind(c, r, addr, e, have_e));
 		/* pagemap is read after the document: it may differ */
 		if (have_e && !(e & PMAPS_PM_PRESENT))
 			ob_str(o, (e & PMAPS_PM_SWAP) ? " (now swapped)" :
 			       " (now not present)");
 	} else if (e & PMAPS_PM_SWAP) {
 		put_swap(o, e);
+		if (c->kind_col)
+			ob_str(o, " -");
 	} else {
 		ob_str(o, "present (not listed)");
+		if (c->kind_col)
+			put_kind(c, page_kind(c, r, addr, e, have_e));
 	}
 	if (have_e)
 		put_pm_bits(o, e);
-	put_huge(c, addr);
 	ob_ch(o, '\n');
 }
 
@@ -1498,6 +1559,8 @@ static void view_pages(struct vctx *c)
 	size_t i;
 
 	title(c);
+	/* the kind is known from KB or from the live process only */
+	c->kind_col = c->doc->map.numa || c->doc->pid > 0;
 	if (c->doc->pid > 0 && !ctx_open_pagemap(c))
 		ob_fmt(c->o, "(pagemap of %d not readable: %s; swap entries and soft-dirty not shown)\n",
 		       c->doc->pid, c->pm_err);
@@ -1576,13 +1639,42 @@ static void address_pagemap(struct vctx *c, const struct pmaps_vma *v,
 	ob_fmt(o, "  kpagecount  %llu\n", (unsigned long long)kpc);
 }
 
+/* --address's words for a folio kind (pmaps.1, FOLIO KINDS). */
+static const char *kind_phrase(enum pmaps_folio_kind kind)
+{
+	switch (kind) {
+	case PMAPS_FOLIO_BASE:
+		return "small (one page)";
+	case PMAPS_FOLIO_MTHP:
+		return "mTHP (transparent, larger than a page, below PMD size)";
+	case PMAPS_FOLIO_THP:
+		return "thp (transparent, PMD-sized)";
+	case PMAPS_FOLIO_PUD:
+		return "PUD-sized (hugetlb)";
+	case PMAPS_FOLIO_OTHER:
+		return "other size";
+	case PMAPS_FOLIO_HUGETLB:
+		return "hugetlb";
+	case PMAPS_FOLIO_ZERO:
+		return "zero page";
+	case PMAPS_FOLIO_HUGE_ZERO:
+		return "huge zero page";
+	case PMAPS_FOLIO_UNKNOWN:
+		break;
+	}
+	return "not known";
+}
+
 /* Return 0 if a VMA holds opts->address, else 1. */
 static int view_address(struct vctx *c)
 {
 	unsigned long long addr = c->opts->address, page;
+	enum pmaps_folio_kind kind;
 	const struct pmaps_range *r;
 	const struct pmaps_vma *v;
 	struct ob *o = c->o;
+	uint64_t e = 0;
+	int have_e;
 
 	title(c);
 	v = pmaps_find_vma(&c->doc->map, addr);
@@ -1593,8 +1685,13 @@ static int view_address(struct vctx *c)
 	vma_header(c, v);
 	page = addr - addr % c->psize;
 	r = pmaps_find_range(v, page);
+	have_e = c->doc->pid > 0 && ctx_open_pagemap(c) &&
+		 !pm_entry(c, page, v->end, &e);
+	kind = page_kind(c, r, page, e, have_e);
 	if (r)
 		default_range(c, v, r);
+	else if (kind == PMAPS_FOLIO_ZERO || kind == PMAPS_FOLIO_HUGE_ZERO)
+		ob_fmt(o, "  (in no range: the %s)\n", kind_phrase(kind));
 	else
 		ob_str(o, "  (in no range: not resident)\n");
 	ob_fmt(o, "page 0x%llx\n", addr);
@@ -1618,9 +1715,15 @@ static int view_address(struct vctx *c)
 			buf[fmt_folio(buf, r->kb)] = '\0';
 			ob_fmt(o, "  folio       %s\n", buf);
 		}
+	} else if (kind == PMAPS_FOLIO_ZERO ||
+		   kind == PMAPS_FOLIO_HUGE_ZERO) {
+		/* mapped, but no range lists it: no flags of its own */
+		ob_fmt(o, "none: the %s, not listed\n", kind_phrase(kind));
 	} else {
 		ob_str(o, "not resident\n");
 	}
+	if (kind != PMAPS_FOLIO_UNKNOWN)
+		ob_fmt(o, "  folio kind  %s\n", kind_phrase(kind));
 	if (c->doc->pid > 0)
 		address_pagemap(c, v, page);
 	return 0;
@@ -1677,11 +1780,28 @@ static void json_str(struct ob *o, const char *s)
 	ob_ch(o, '"');
 }
 
+/* ,"folio":"thp" and so on, null where KB is; returns the end. */
+static char *put_folio(char *p, unsigned long long kb,
+		       unsigned long long psize, bool hugetlb)
+{
+	enum pmaps_folio_kind kind = pmaps_folio_kind(kb, psize);
+
+	if (kind == PMAPS_FOLIO_UNKNOWN)
+		return put_lit(p, ",\"folio\":null");
+	if (hugetlb)
+		kind = PMAPS_FOLIO_HUGETLB;
+	p = put_lit(p, ",\"folio\":\"");
+	p = stpcpy(p, pmaps_folio_kind_name(kind));
+	*p++ = '"';
+	return p;
+}
+
 static void json_doc(struct vctx *c)
 {
 	const struct pmaps_doc *d = c->doc;
 	const struct pmaps_map *m = &d->map;
 	struct ob *o = c->o;
+	bool hugetlb;
 	size_t i, j;
 	char *p;
 
@@ -1710,6 +1830,8 @@ static void json_doc(struct vctx *c)
 		else
 			ob_fmt(o, ",\"page_size\":%llu,\"huge\":%llu",
 			       c->hv.page_size, c->hv.huge_bytes / c->psize);
+		/* a hugetlb folio of PMD size is not a thp */
+		hugetlb = c->hv.page_size > c->psize;
 		ob_str(o, ",\"ranges\":[");
 		for (j = 0; j < v->nr_ranges; j++) {
 			const struct pmaps_range *r = &v->ranges[j];
@@ -1744,6 +1866,7 @@ static void json_doc(struct vctx *c)
 					p = put_lit(p, "null");
 				else
 					p += pmaps_format_udec(p, r->kb);
+				p = put_folio(p, r->kb, c->psize, hugetlb);
 			}
 			*p++ = '}';
 			o->len = (size_t)(p - o->buf);

@@ -118,14 +118,20 @@ run "$PMAPS" -d -f "$doc"
 columns decode_view "$range_row" 6 0 4="$tmp/mapcount" 5="$tmp/node"
 
 # --pages, without the 1 PiB VMA: "  ADDRESS INDEX FLAGS MAPCOUNT NODE
-# FOLIO"
+# FOLIO KIND", the kind from KB as pmaps.1 defines it (4 KiB pages: thp
+# is 2048 KiB, mTHP between), on every line, "folio?" where KB is '?'
 doc_field 4 'demo|libc|vsyscall' pages > "$tmp/page_mapcount"
 doc_field 3 'demo|libc|vsyscall' pages > "$tmp/page_flags"
 doc_field 6 'demo|libc|vsyscall' pages |
 	awk "$human { print human(\$0) }" > "$tmp/page_folio"
+doc_field 6 'demo|libc|vsyscall' pages | awk '
+	$1 == "?" { print "folio?"; next } $1 == 4 { print "small"; next }
+	$1 == 2048 { print "thp"; next } $1 < 2048 { print "mTHP"; next }
+	$1 == 1048576 { print "pud"; next } { print "folio-other" }' \
+	> "$tmp/page_kind"
 run "$PMAPS" --pages --areas demo,libc,vsyscall -f "$doc"
-columns pages_view '^  [0-9a-f]+ ' 6 3 3="$tmp/page_flags" \
-	4="$tmp/page_mapcount" 6="$tmp/page_folio"
+columns pages_view '^  [0-9a-f]+ ' 7 3 3="$tmp/page_flags" \
+	4="$tmp/page_mapcount" 6="$tmp/page_folio" 7="$tmp/page_kind"
 grep -q '^  ffffffffff600000 4503599627367936 ' "$tmp/out"
 result pages_view_index_apart_from_address
 
@@ -168,8 +174,9 @@ awk '/^[0-9a-f]+-/ { if (n) printf "%.0f\n", kib; n++; kib = 0; next }
      { kib += $2 * 4 } END { printf "%.0f\n", kib }' "$doc" > "$tmp/rss"
 printf '%s\n' r--p r--p rw-p --xp > "$tmp/perms"
 run "$PMAPS" --summary -f "$doc"
-# Address Mode Kbytes, 9 counts, Huge PageSize, N0..N7 N?, Mapping: 24
-columns summary_view '^[0-9a-f]+-[0-9a-f]+ ' 24 0 2="$tmp/perms" \
+# Address Mode Kbytes, 9 counts, Huge PageSize THP mTHP, N0..N7 N?,
+# Mapping: 26
+columns summary_view '^[0-9a-f]+-[0-9a-f]+ ' 26 0 2="$tmp/perms" \
 	4="$tmp/rss"
 
 # --histogram: "FLAGS NAMES PAGES MB"

@@ -1023,14 +1023,15 @@ static void test_live_pages(void)
 	tap_check(!has(&r, "not readable"), "pagemap not read:\n%s", r.buf);
 	/* addresses are as wide as the widest END, at least 8 digits */
 	w = snprintf(NULL, 0, "%llx", d.map.vmas[0].end);
-	/* written anonymous memory, mapped writable: P inferred */
-	snprintf(want, sizeof(want), "  %0*lx %12lu  ?__UP__   1 exclusive\n",
+	/* written anonymous memory, mapped writable: P inferred; small pages */
+	snprintf(want, sizeof(want), "  %0*lx %12lu  ?__UP__   1 small exclusive
+",
 		 w < 8 ? 8 : w, (unsigned long)(uintptr_t)live,
 		 (unsigned long)((uintptr_t)live / psize));
 	tap_check(has(&r, want), "first page line '%s' missing:\n%s", want,
 	      r.buf);
-	tap_check(count_str(r.buf, r.len, " exclusive\n") == 5,
-	      "not 5 exclusive pages:\n%s", r.buf);
+	tap_check(count_str(r.buf, r.len, " small exclusive\n") == 5,
+	      "not 5 small exclusive pages:\n%s", r.buf);
 	tap_check(has(&r, "  ... 4 not present ...\n") &&
 	      has(&r, "  ... 7 not present ...\n"),
 	      "holes not collapsed:\n%s", r.buf);
