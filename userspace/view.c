@@ -408,12 +408,13 @@ static const char *const count_names[C_NR] = {
 };
 
 /*
- * The counter of each flag bit; uptodate is not counted, and dirty
- * counts P or D (pmaps_range_dirtiness()), as smaps does.
+ * The counter of each flag bit; uptodate is not counted, and referenced
+ * (Y or R) and dirty (P or D) are counted apart, as smaps counts them
+ * (count_vma()).
  */
 static const int flag_count[PMAPS_NR_FLAGS] = {
 	[PMAPS_YOUNG] = C_YOUNG,
-	[PMAPS_REFERENCED] = C_REFERENCED,
+	[PMAPS_REFERENCED] = -1,
 	[PMAPS_ACTIVE] = C_ACTIVE,
 	[PMAPS_UPTODATE] = -1,
 	[PMAPS_PTE_DIRTY] = C_PTE_DIRTY,
@@ -450,6 +451,8 @@ static int node_col(const struct pmaps_range *r)
 
 static void count_vma(struct counts *c, const struct pmaps_vma *v)
 {
+	/* smaps' Referenced: pte young or PG_referenced (smaps_account()) */
+	const unsigned int ref = 1u << PMAPS_YOUNG | 1u << PMAPS_REFERENCED;
 	size_t i;
 	int f;
 
@@ -481,6 +484,10 @@ static void count_vma(struct counts *c, const struct pmaps_vma *v)
 			c->unknown |= 1u << C_SHARED;
 		else if (r->mapcount > 1)
 			c->pages[C_SHARED] += r->count;
+		if (r->flags & ~r->unknown & ref)
+			c->pages[C_REFERENCED] += r->count;
+		else if (r->unknown & ref)
+			c->unknown |= 1u << C_REFERENCED;
 		for (f = 0; f < PMAPS_NR_FLAGS; f++) {
 			if (flag_count[f] < 0)
 				continue;
@@ -516,6 +523,18 @@ static void count_add(struct counts *sum, const struct counts *c)
 	sum->folio_unknown |= c->folio_unknown;
 	sum->mapped += c->mapped;
 	sum->nr_vmas += c->nr_vmas;
+}
+
+/* Whether count k of n says anything: a lower bound of 0 does not. */
+static int count_known(const struct counts *n, int k)
+{
+	return !(n->unknown & (1u << k)) || n->pages[k];
+}
+
+/* What goes before count k of n: PMAPS_AT_LEAST for a lower bound. */
+static const char *lower_bound_mark(const struct counts *n, int k)
+{
+	return n->unknown & (1u << k) ? PMAPS_AT_LEAST : "";
 }
 
 /* ---- per-document context ---- */
@@ -925,13 +944,11 @@ static void put_counts(struct vctx *c, const struct counts *n)
 		ob_str(o, "  ");
 		ob_str(o, count_names[k]);
 		ob_ch(o, ' ');
-		if (!(n->unknown & (1u << k))) {
-			ob_human(o, n->pages[k] * c->psize, 0);
-		} else if (n->pages[k]) {
-			ob_str(o, PMAPS_AT_LEAST);
-			ob_human(o, n->pages[k] * c->psize, 0);
-		} else {
+		if (!count_known(n, k)) {
 			ob_ch(o, '-');
+		} else {
+			ob_str(o, lower_bound_mark(n, k));
+			ob_human(o, n->pages[k] * c->psize, 0);
 		}
 		if (k == C_RESIDENT)
 			ob_fmt(o, " (%llu page%s)", n->pages[k],
@@ -1027,12 +1044,18 @@ static const char *const summary_cols[C_NR] = {
 };
 
 /* A KiB column: the value, or "-" when not known. */
-static void summary_kib(struct ob *o, int known, unsigned long long kib,
-			size_t w)
+static void summary_kib(struct ob *o, int known, const char *mark,
+			unsigned long long kib, size_t w)
 {
+	char tmp[32];
+	size_t n;
+
 	ob_ch(o, ' ');
 	if (known) {
-		ob_udec_w(o, kib, w);
+		n = strlen(mark);
+		memcpy(tmp, mark, n);
+		n += pmaps_format_udec(tmp + n, kib);
+		o->len += right_align(ob_room(o, sizeof(tmp) + w), tmp, n, w);
 	} else {
 		ob_spaces(o, w - 1);
 		ob_ch(o, '-');
@@ -1053,34 +1076,21 @@ static void summary_row(struct vctx *c, const struct counts *n, size_t w,
 
 	ob_ch(o, ' ');
 	ob_udec_w(o, n->mapped / 1024, w);
-	for (k = 0; k < C_NR; k++) {
-		unsigned long long v = n->pages[k] * kib;
-		char digits[24];
-		size_t len;
-
-		if (!(n->unknown & (1u << k)) || !v) {
-			summary_kib(o, !(n->unknown & (1u << k)), v, w);
-			continue;
-		}
-		/* a lower bound, right-aligned as the numbers are */
-		len = pmaps_format_udec(digits, v) + strlen(PMAPS_AT_LEAST);
-		ob_ch(o, ' ');
-		ob_spaces(o, w > len ? w - len : 0);
-		ob_str(o, PMAPS_AT_LEAST);
-		ob_udec_w(o, v, 0);
-	}
-	summary_kib(o, huge_kib >= 0, (unsigned long long)huge_kib, w);
+	for (k = 0; k < C_NR; k++)
+		summary_kib(o, count_known(n, k), lower_bound_mark(n, k),
+			    n->pages[k] * kib, w);
+	summary_kib(o, huge_kib >= 0, "", (unsigned long long)huge_kib, w);
 	if (page_kib != -2)
-		summary_kib(o, page_kib >= 0, (unsigned long long)page_kib,
+		summary_kib(o, page_kib >= 0, "", (unsigned long long)page_kib,
 			    w);
 	if (c->node_w) {
-		summary_kib(o, !n->folio_unknown, n->thp * kib, w);
-		summary_kib(o, !n->folio_unknown, n->mthp * kib, w);
+		summary_kib(o, !n->folio_unknown, "", n->thp * kib, w);
+		summary_kib(o, !n->folio_unknown, "", n->mthp * kib, w);
 	}
 	for (k = 0; k < c->nodes; k++)
-		summary_kib(o, 1, n->node[k] * kib, w);
+		summary_kib(o, 1, "", n->node[k] * kib, w);
 	if (c->node_other)
-		summary_kib(o, 1, n->node[NODE_OTHER] * kib, w);
+		summary_kib(o, 1, "", n->node[NODE_OTHER] * kib, w);
 }
 
 static void view_summary(struct vctx *c)
