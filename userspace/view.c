@@ -556,6 +556,7 @@ struct vctx {
 	size_t mapcount_w;	/* width of the document's widest mapcount */
 	/* --numa documents: widths of the NODE and folio size columns */
 	size_t node_w, folio_w;	/* 0: the document has no NUMA fields */
+	size_t age_w;		/* of AGE; 0: the document has no AGE */
 	uint64_t *ent;		/* PM_ENTRIES pagemap entries ... */
 	unsigned long long ent_addr;	/* ... from this address */
 	size_t ent_n;		/* ... this many valid */
@@ -598,7 +599,7 @@ static void find_nodes(struct vctx *c)
 		}
 }
 
-/* The NODE and folio size columns as wide as the document's widest. */
+/* The NODE, folio size and AGE columns as wide as the document's widest. */
 static void numa_widths(struct vctx *c)
 {
 	const struct pmaps_map *m = &c->doc->map;
@@ -606,6 +607,7 @@ static void numa_widths(struct vctx *c)
 	size_t i, j, n;
 
 	c->node_w = c->folio_w = 1;
+	c->age_w = m->age ? 1 : 0;
 	for (i = 0; i < m->nr_vmas; i++)
 		for (j = 0; j < m->vmas[i].nr_ranges; j++) {
 			const struct pmaps_range *r = &m->vmas[i].ranges[j];
@@ -616,12 +618,15 @@ static void numa_widths(struct vctx *c)
 			n = fmt_folio(buf, r->kb);
 			if (n > c->folio_w)
 				c->folio_w = n;
+			n = pmaps_format_age(r->age, buf);
+			if (m->age && n > c->age_w)
+				c->age_w = n;
 		}
 }
 
 /*
- * " NODE FOLIO" after a range's mapcount, '?' where unknown; nothing for
- * a document without NUMA fields.  Room: 64 bytes.
+ * " NODE FOLIO[ AGE]" after a range's mapcount, '?' where unknown; nothing
+ * for a document without NUMA fields.  Room: 64 bytes.
  */
 static size_t fmt_numa_cols(const struct vctx *c, char *p,
 			    const struct pmaps_range *r)
@@ -636,6 +641,11 @@ static size_t fmt_numa_cols(const struct vctx *c, char *p,
 			 c->node_w);
 	p[n++] = ' ';
 	n += right_align(p + n, tmp, fmt_folio(tmp, r->kb), c->folio_w);
+	if (c->age_w) {
+		p[n++] = ' ';
+		n += right_align(p + n, tmp, pmaps_format_age(r->age, tmp),
+				 c->age_w);
+	}
 	return n;
 }
 
@@ -1724,6 +1734,10 @@ static int view_address(struct vctx *c)
 			ob_fmt(o, "  node        %s\n", buf);
 			buf[fmt_folio(buf, r->kb)] = '\0';
 			ob_fmt(o, "  folio       %s\n", buf);
+			if (c->age_w) {
+				pmaps_format_age(r->age, buf);
+				ob_fmt(o, "  age         %s\n", buf);
+			}
 		}
 	} else if (kind == PMAPS_FOLIO_ZERO ||
 		   kind == PMAPS_FOLIO_HUGE_ZERO) {
@@ -1931,9 +1945,11 @@ static void tsv_str(struct ob *o, const char *s)
 
 /*
  * numa: any document has NUMA fields; every row then has node and kb as
- * the text format has them, "?" in the rows of a document without.
+ * the text format has them, "?" in the rows of a document without; age
+ * likewise where any document has AGE.
  */
-static void tsv_doc(struct ob *o, const struct pmaps_doc *d, bool numa)
+static void tsv_doc(struct ob *o, const struct pmaps_doc *d, bool numa,
+		    bool age)
 {
 	const struct pmaps_map *m = &d->map;
 	unsigned long long psize = pmaps_page_size();
@@ -1977,6 +1993,11 @@ static void tsv_doc(struct ob *o, const struct pmaps_doc *d, bool numa)
 				*p++ = '\t';
 				p += pmaps_format_kb(r->kb, p);
 			}
+			if (age) {
+				*p++ = '\t';
+				p += pmaps_format_age(m->age ? r->age :
+						      PMAPS_AGE_UNKNOWN, p);
+			}
 			*p++ = '\n';
 			o->len = (size_t)(p - o->buf);
 		}
@@ -2016,7 +2037,7 @@ int pmaps_view(FILE *out, const struct pmaps_view_opts *opts,
 	struct ob *o = malloc(sizeof(*o));
 	int ret = 0, found = 0, err;
 	struct group_row *rows = NULL;
-	bool group, numa = false;
+	bool group, numa = false, age = false;
 	struct vctx c;
 	size_t i;
 
@@ -2033,12 +2054,15 @@ int pmaps_view(FILE *out, const struct pmaps_view_opts *opts,
 		view_json(o, opts, docs, nr_docs);
 		break;
 	case PMAPS_VIEW_TSV:
-		for (i = 0; i < nr_docs; i++)
+		for (i = 0; i < nr_docs; i++) {
 			numa |= docs[i].map.numa;
+			age |= docs[i].map.numa && docs[i].map.age;
+		}
 		ob_str(o, "pid\tvma_start\tvma_end\tperms\toffset\tdev\tinode\tname\trange_start\trange_end\tindex\tcount\tflags\tmapcount");
-		ob_str(o, numa ? "\tnode\tkb\n" : "\n");
+		ob_str(o, numa ? "\tnode\tkb" : "");
+		ob_str(o, age ? "\tage\n" : "\n");
 		for (i = 0; i < nr_docs; i++)
-			tsv_doc(o, &docs[i], numa);
+			tsv_doc(o, &docs[i], numa, age);
 		break;
 	case PMAPS_VIEW_RAW:
 		for (i = 0; i < nr_docs; i++)

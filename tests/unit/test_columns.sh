@@ -7,7 +7,8 @@
 # every row.  fixtures/wide-columns.txt has the widest values a document
 # can hold: mapcounts of 1000 and 1000000 and '?', a 1 PiB range (2^38
 # pages), file indexes past 2^28, the top page of the address space
-# (ffffffffff600000), NUMA node 1023 and '?', folio sizes up to 1 GiB.
+# (ffffffffff600000), NUMA node 1023 and '?', folio sizes up to 1 GiB,
+# AGE 0 to 3 and '?'.
 # Each check takes a view's rows, wants one number of fields on all of
 # them, the flags field as 7 letters of YRAUPDW_? and the other fields
 # equal to what the document says, in its order.
@@ -88,6 +89,7 @@ doc_field 4 libc > "$tmp/libc_mapcount"
 doc_field 5 > "$tmp/node"
 doc_field 5 libc > "$tmp/libc_node"
 doc_field 6 > "$tmp/kb"
+doc_field 7 > "$tmp/age"
 # the folio sizes as the text views print them: 16 KiB is 16.0K
 human='function human(kb) {
 	if (kb == "?") return kb
@@ -97,29 +99,31 @@ human='function human(kb) {
 }'
 awk "$human { print human(\$0) }" "$tmp/kb" > "$tmp/folio"
 
-# "  START-END SIZE FLAGS MAPCOUNT NODE FOLIO": the document has the NUMA
-# fields, and every view of ranges shows them
+# "  START-END SIZE FLAGS MAPCOUNT NODE FOLIO AGE": the document has the
+# NUMA fields and AGE, and every view of ranges shows them
 range_row='^  [0-9a-f]+-[0-9a-f]+ '
 
 run "$PMAPS" -f "$doc"
-columns default_view "$range_row" 6 3 3="$tmp/flags" 4="$tmp/mapcount" \
-	5="$tmp/node" 6="$tmp/folio"
+columns default_view "$range_row" 7 3 3="$tmp/flags" 4="$tmp/mapcount" \
+	5="$tmp/node" 6="$tmp/folio" 7="$tmp/age"
 
 run "$PMAPS" --totals -f "$doc"
-columns totals_view "$range_row" 6 3 3="$tmp/flags" 4="$tmp/mapcount" \
-	5="$tmp/node"
+columns totals_view "$range_row" 7 3 3="$tmp/flags" 4="$tmp/mapcount" \
+	5="$tmp/node" 7="$tmp/age"
 
 run "$PMAPS" --areas libc.so -f "$doc"
-columns areas_view "$range_row" 6 3 4="$tmp/libc_mapcount" \
-	5="$tmp/libc_node"
+doc_field 7 libc > "$tmp/libc_age"
+columns areas_view "$range_row" 7 3 4="$tmp/libc_mapcount" \
+	5="$tmp/libc_node" 7="$tmp/libc_age"
 
 # -d: the names, padded to the widest, then the mapcount
 run "$PMAPS" -d -f "$doc"
-columns decode_view "$range_row" 6 0 4="$tmp/mapcount" 5="$tmp/node"
+columns decode_view "$range_row" 7 0 4="$tmp/mapcount" 5="$tmp/node" \
+	7="$tmp/age"
 
 # --pages, without the 1 PiB VMA: "  ADDRESS INDEX FLAGS MAPCOUNT NODE
-# FOLIO KIND", the kind from KB as pmaps.1 defines it (4 KiB pages: thp
-# is 2048 KiB, mTHP between), on every line, "folio?" where KB is '?'
+# FOLIO AGE KIND", the kind from KB as pmaps.1 defines it (4 KiB pages:
+# thp is 2048 KiB, mTHP between), on every line, "folio?" where KB is '?'
 doc_field 4 'demo|libc|vsyscall' pages > "$tmp/page_mapcount"
 doc_field 3 'demo|libc|vsyscall' pages > "$tmp/page_flags"
 doc_field 6 'demo|libc|vsyscall' pages |
@@ -129,27 +133,32 @@ doc_field 6 'demo|libc|vsyscall' pages | awk '
 	$1 == 2048 { print "thp"; next } $1 < 2048 { print "mTHP"; next }
 	$1 == 1048576 { print "pud"; next } { print "folio-other" }' \
 	> "$tmp/page_kind"
+doc_field 7 'demo|libc|vsyscall' pages > "$tmp/page_age"
 run "$PMAPS" --pages --areas demo,libc,vsyscall -f "$doc"
-columns pages_view '^  [0-9a-f]+ ' 7 3 3="$tmp/page_flags" \
-	4="$tmp/page_mapcount" 6="$tmp/page_folio" 7="$tmp/page_kind"
+columns pages_view '^  [0-9a-f]+ ' 8 3 3="$tmp/page_flags" \
+	4="$tmp/page_mapcount" 6="$tmp/page_folio" 7="$tmp/page_age" \
+	8="$tmp/page_kind"
 grep -q '^  ffffffffff600000 4503599627367936 ' "$tmp/out"
 result pages_view_index_apart_from_address
 
 # --address: the range line of the page, and the page's own lines
-for a in 7fcef4c00000:1000:0:4.0K 7fcef4c04000:1000000:1023:16.0K \
-	 7fcef4c08000:?:?:? 7fd000000000:1000000:7:1.0G \
-	 ffffffffff600fff:1:0:4.0K; do
+for a in 7fcef4c00000:1000:0:4.0K:1 7fcef4c04000:1000000:1023:16.0K:0 \
+	 7fcef4c08000:?:?:?:? 7fd000000000:1000000:7:1.0G:3 \
+	 ffffffffff600fff:1:0:4.0K:2; do
 	addr=${a%%:*} a=${a#*:}
 	echo "${a%%:*}" > "$tmp/want"
 	a=${a#*:}
 	echo "${a%%:*}" > "$tmp/want_node"
-	echo "${a#*:}" > "$tmp/want_folio"
+	a=${a#*:}
+	echo "${a%%:*}" > "$tmp/want_folio"
+	echo "${a#*:}" > "$tmp/want_age"
 	run "$PMAPS" --address "0x$addr" -f "$doc"
-	columns "address_view_$addr" "$range_row" 6 3 4="$tmp/want" \
-		5="$tmp/want_node" 6="$tmp/want_folio"
+	columns "address_view_$addr" "$range_row" 7 3 4="$tmp/want" \
+		5="$tmp/want_node" 6="$tmp/want_folio" 7="$tmp/want_age"
 	grep -qx "  node        $(cat "$tmp/want_node")" "$tmp/out" &&
-		grep -qx "  folio       $(cat "$tmp/want_folio")" "$tmp/out"
-	result "address_view_${addr}_node_and_folio"
+		grep -qx "  folio       $(cat "$tmp/want_folio")" "$tmp/out" &&
+		grep -qx "  age         $(cat "$tmp/want_age")" "$tmp/out"
+	result "address_view_${addr}_node_folio_and_age"
 done
 
 # --tsv is split at TABs: an anonymous VMA's name is an empty field
@@ -159,14 +168,23 @@ run "$PMAPS" --tsv -f "$doc"
 { echo count; cat "$tmp/count"; } > "$tmp/tsv_count"
 { echo node; cat "$tmp/node"; } > "$tmp/tsv_node"
 { echo kb; cat "$tmp/kb"; } > "$tmp/tsv_kb"
+{ echo age; cat "$tmp/age"; } > "$tmp/tsv_age"
 split=$tab
-columns tsv_view . 16 0 12="$tmp/tsv_count" 13="$tmp/tsv_flags" \
-	14="$tmp/tsv_mapcount" 15="$tmp/tsv_node" 16="$tmp/tsv_kb"
+columns tsv_view . 17 0 12="$tmp/tsv_count" 13="$tmp/tsv_flags" \
+	14="$tmp/tsv_mapcount" 15="$tmp/tsv_node" 16="$tmp/tsv_kb" \
+	17="$tmp/tsv_age"
 # a document without them: its rows have '?' there, as the format has
 run "$PMAPS" --tsv -f "$doc" -f "$fix/good-basic.txt"
 { echo node; cat "$tmp/node"; doc=$fix/good-basic.txt doc_field 1 |
 	sed 's/.*/?/'; } > "$tmp/tsv_node"
-columns tsv_view_mixed . 16 0 15="$tmp/tsv_node"
+{ echo age; cat "$tmp/age"; doc=$fix/good-basic.txt doc_field 1 |
+	sed 's/.*/?/'; } > "$tmp/tsv_age"
+columns tsv_view_mixed . 17 0 15="$tmp/tsv_node" 17="$tmp/tsv_age"
+# NUMA fields without AGE (the six-column text): no age column
+sed 's/\t[^\t]*$//' "$doc" > "$tmp/six.txt"
+{ echo node; cat "$tmp/node"; } > "$tmp/tsv_node"
+run "$PMAPS" --tsv -f "$tmp/six.txt"
+columns tsv_view_six_columns . 16 0 15="$tmp/tsv_node" 16="$tmp/tsv_kb"
 split=
 
 # --summary: KiB columns as wide as the 1 PiB VMA, one row per VMA
