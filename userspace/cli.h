@@ -169,6 +169,7 @@ enum pmaps_view_kind {
 	PMAPS_VIEW_DEFAULT,	/* VMA headers + ranges with addresses */
 	PMAPS_VIEW_SUMMARY,	/* --summary: totals only */
 	PMAPS_VIEW_HISTOGRAM,	/* --histogram: pages per flag combination */
+	PMAPS_VIEW_AGES,	/* --ages: pages per AGE, per VMA */
 	PMAPS_VIEW_PAGES,	/* --pages: one line per page */
 	PMAPS_VIEW_ADDRESS,	/* --address ADDR: VMA, range, page detail */
 	PMAPS_VIEW_JSON,	/* --json */

@@ -29,6 +29,7 @@ enum {
 	OPT_COLOR,
 	OPT_SUMMARY,
 	OPT_HISTOGRAM,
+	OPT_AGES,
 	OPT_ADDRESS,
 	OPT_PAGES,
 	OPT_JSON,
@@ -49,6 +50,7 @@ static const struct option long_options[] = {
 	{ "decode",	no_argument,	   NULL, 'd' },
 	{ "summary",	no_argument,	   NULL, OPT_SUMMARY },
 	{ "histogram",	no_argument,	   NULL, OPT_HISTOGRAM },
+	{ "ages",	no_argument,	   NULL, OPT_AGES },
 	PMAPS_FILTER_OPTIONS,
 	{ "address",	required_argument, NULL, OPT_ADDRESS },
 	{ "pages",	no_argument,	   NULL, OPT_PAGES },
@@ -101,6 +103,8 @@ static const char usage_text[] =
 "Views (at most one; the default lists VMAs and their ranges):\n"
 "      --summary         totals only\n"
 "      --histogram       pages per flag combination\n"
+"      --ages            pages per MGLRU age (0 youngest .. 3, ?) per VMA,\n"
+"                        from the AGE column of the NUMA files (--numa)\n"
 "      --pages           one line per page\n"
 "      --address ADDR    the VMA, range and page holding ADDR (hex)\n"
 "      --json            JSON, one document for the whole run\n"
@@ -117,9 +121,9 @@ PMAPS_FILTER_HELP
 "                        works too, in every command\n"
 "  -d, --decode          flag names instead of letters (default view, --pages)\n"
 "      --totals          a totals line after each VMA in the default view\n"
-"      --numa            read the NUMA files: node and folio size per range,\n"
-"                        per-node columns in --summary and --totals, and\n"
-"                        JSON schema pmaps/3\n"
+"      --numa            read the NUMA files: node, folio size and age per\n"
+"                        range, per-node columns in --summary and --totals,\n"
+"                        and JSON schema pmaps/3 (pmaps/4 with age)\n"
 "  -h, --help            show this help and exit\n"
 "      --version         show the version and exit\n"
 "\n"
@@ -405,6 +409,8 @@ static enum pmaps_status parse_option(struct options *o, int opt,
 		return set_view(o, PMAPS_VIEW_SUMMARY, "--summary");
 	case OPT_HISTOGRAM:
 		return set_view(o, PMAPS_VIEW_HISTOGRAM, "--histogram");
+	case OPT_AGES:
+		return set_view(o, PMAPS_VIEW_AGES, "--ages");
 	case OPT_PAGES:
 		return set_view(o, PMAPS_VIEW_PAGES, "--pages");
 	case OPT_JSON:
@@ -455,6 +461,7 @@ static enum pmaps_status check_combination(const struct options *o)
 	/* --histogram and --address name the flags anyway */
 	switch (o->view.kind) {
 	case PMAPS_VIEW_SUMMARY:
+	case PMAPS_VIEW_AGES:
 	case PMAPS_VIEW_JSON:
 	case PMAPS_VIEW_TSV:
 	case PMAPS_VIEW_RAW:

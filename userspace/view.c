@@ -1073,6 +1073,16 @@ static void summary_kib(struct ob *o, int known, const char *mark,
 }
 
 /*
+ * A column of a count v that some pages of unknown state may belong to
+ * (unknown): v, else a lower bound ">=v", or "-" when v is 0.
+ */
+static void bound_col(struct ob *o, unsigned long long v, bool unknown,
+		      size_t w)
+{
+	summary_kib(o, !unknown || v, unknown ? PMAPS_AT_LEAST : "", v, w);
+}
+
+/*
  * The counts, then Huge (KiB in THP or hugetlb pages) and PageSize (KiB),
  * read from the live process; huge_kib or page_kib -1: "-"; page_kib -2:
  * no PageSize column (the group table, where a process has many).
@@ -1087,8 +1097,7 @@ static void summary_row(struct vctx *c, const struct counts *n, size_t w,
 	ob_ch(o, ' ');
 	ob_udec_w(o, n->mapped / 1024, w);
 	for (k = 0; k < C_NR; k++)
-		summary_kib(o, count_known(n, k), lower_bound_mark(n, k),
-			    n->pages[k] * kib, w);
+		bound_col(o, n->pages[k] * kib, n->unknown & (1u << k), w);
 	summary_kib(o, huge_kib >= 0, "", (unsigned long long)huge_kib, w);
 	if (page_kib != -2)
 		summary_kib(o, page_kib >= 0, "", (unsigned long long)page_kib,
@@ -1262,6 +1271,90 @@ static void group_summary(struct vctx *c, const struct pmaps_doc *docs,
 	summary_row(c, &sum.n, w, sum.huge_kib, -2);
 	ob_sgr(o, c->color, SGR_RESET);
 	ob_ch(o, '\n');
+}
+
+/* ---- AGES ---- */
+
+/*
+ * One row of --ages: pages at each age shown, then '?' and all resident.
+ * A page of age '?' may be of any age, so where a row has one the known
+ * ages are lower bounds, as every count with unknowns is.
+ */
+static void ages_row(struct ob *o, const struct pmaps_ages *a, int shown,
+		     size_t w)
+{
+	unsigned long long all = a->unknown;
+	int k;
+
+	for (k = 0; k <= PMAPS_AGE_MAX; k++)
+		all += a->pages[k];
+	for (k = 0; k < shown; k++)
+		bound_col(o, a->pages[k], a->unknown != 0, w);
+	summary_kib(o, 1, "", a->unknown, w);
+	summary_kib(o, 1, "", all, w);
+}
+
+static void view_ages(struct vctx *c)
+{
+	const struct pmaps_map *m = &c->doc->map;
+	struct pmaps_ages total = { { 0 }, 0 }, *per;
+	unsigned long long all;
+	struct ob *o = c->o;
+	size_t i, j, aw = 2 * (size_t)c->aw + 1, w = 8;
+	char digits[24], name[16];
+	int k, shown;
+
+	per = calloc(m->nr_vmas ? m->nr_vmas : 1, sizeof(*per));
+	if (!per) {
+		o->err = ENOMEM;
+		return;
+	}
+	for (i = 0; i < m->nr_vmas; i++) {
+		for (j = 0; j < m->vmas[i].nr_ranges; j++)
+			pmaps_ages_add(&per[i], &m->vmas[i].ranges[j]);
+		pmaps_ages_sum(&total, &per[i]);
+	}
+	shown = pmaps_ages_shown(&total);
+	all = total.unknown;
+	/* the widest number is the total, with room for ">=" */
+	for (k = 0; k <= PMAPS_AGE_MAX; k++)
+		all += total.pages[k];
+	if (pmaps_format_udec(digits, all) + strlen(PMAPS_AT_LEAST) > w)
+		w = pmaps_format_udec(digits, all) + strlen(PMAPS_AT_LEAST);
+	title(c);
+	ob_sgr(o, c->color, SGR_BOLD);
+	ob_str(o, "Address");
+	ob_spaces(o, aw - 7);
+	ob_str(o, " Mode");
+	for (k = 0; k < shown; k++) {
+		snprintf(name, sizeof(name), "Age%d", k);
+		ob_fmt(o, " %*s", (int)w, name);
+	}
+	ob_fmt(o, " %*s %*s Mapping", (int)w, "Age?", (int)w, "Pages");
+	ob_sgr(o, c->color, SGR_RESET);
+	ob_ch(o, '\n');
+	for (i = 0; i < m->nr_vmas; i++) {
+		const struct pmaps_vma *v = &m->vmas[i];
+
+		ob_hex(o, v->start, c->aw);
+		ob_ch(o, '-');
+		ob_hex(o, v->end, c->aw);
+		ob_ch(o, ' ');
+		ob_mem(o, v->perms, 4);
+		ages_row(o, &per[i], shown, w);
+		ob_ch(o, ' ');
+		ob_name(o, v->name[0] ? v->name : "[anon]");
+		ob_ch(o, '\n');
+	}
+	ob_sgr(o, c->color, SGR_BOLD);
+	ob_str(o, "total pages");
+	ob_spaces(o, aw + 5 - 11);
+	ages_row(o, &total, shown, w);
+	ob_sgr(o, c->color, SGR_RESET);
+	ob_ch(o, '\n');
+	if (!m->numa || !m->age)
+		ob_str(o, "(no AGE in this document: every page is '?'; the NUMA files of the module or the kernel have it, see --numa)\n");
+	free(per);
 }
 
 /* ---- HISTOGRAM ---- */
@@ -2092,6 +2185,9 @@ int pmaps_view(FILE *out, const struct pmaps_view_opts *opts,
 			case PMAPS_VIEW_HISTOGRAM:
 				if (view_histogram(&c))
 					o->err = ENOMEM;
+				break;
+			case PMAPS_VIEW_AGES:
+				view_ages(&c);
 				break;
 			case PMAPS_VIEW_PAGES:
 				view_pages(&c);

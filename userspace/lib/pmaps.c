@@ -922,6 +922,32 @@ size_t pmaps_format_age(int age, char out[21])
 	return pmaps_format_node(age, out);
 }
 
+void pmaps_ages_add(struct pmaps_ages *a, const struct pmaps_range *r)
+{
+	if (r->age >= 0 && r->age <= PMAPS_AGE_MAX)
+		a->pages[r->age] += r->count;
+	else
+		a->unknown += r->count;
+}
+
+void pmaps_ages_sum(struct pmaps_ages *sum, const struct pmaps_ages *a)
+{
+	int i;
+
+	for (i = 0; i <= PMAPS_AGE_MAX; i++)
+		sum->pages[i] += a->pages[i];
+	sum->unknown += a->unknown;
+}
+
+int pmaps_ages_shown(const struct pmaps_ages *a)
+{
+	int n = PMAPS_AGE_MAX + 1;
+
+	while (n > 4 && !a->pages[n - 1])
+		n--;
+	return n;
+}
+
 size_t pmaps_format_mapcount(long mapcount, char out[PMAPS_MAPCOUNT_LEN])
 {
 	size_t n;

@@ -235,6 +235,23 @@ size_t pmaps_format_kb(unsigned long long kb, char out[21]);
 /* AGE likewise: decimal, or "?" for unknown.  Room: 21 bytes. */
 size_t pmaps_format_age(int age, char out[21]);
 
+/*
+ * Pages per AGE (pmaps_map.age): pages[a] at age a, unknown at '?'.  Every
+ * count by age goes through pmaps_ages_add(), so that a '?' is never
+ * counted as a known age.
+ */
+struct pmaps_ages {
+	unsigned long long pages[PMAPS_AGE_MAX + 1];
+	unsigned long long unknown;
+};
+void pmaps_ages_add(struct pmaps_ages *a, const struct pmaps_range *r);
+void pmaps_ages_sum(struct pmaps_ages *sum, const struct pmaps_ages *a);
+/*
+ * The ages a view lists: 0 to 3, the kernel's, and any older one counted
+ * (the format allows up to PMAPS_AGE_MAX), so none is lumped with another.
+ */
+int pmaps_ages_shown(const struct pmaps_ages *a);
+
 /* Room for pmaps_format_mapcount(): the digits of LONG_MAX, and NUL. */
 #define PMAPS_MAPCOUNT_LEN	21
 
