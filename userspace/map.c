@@ -110,7 +110,10 @@ _Static_assert(ST_NR <= CL_MAX, "the states are classes too");
 enum { CN_NONE, CN_NODE0, CN_HIGH = CN_NODE0 + BY_NODES, CN_UNKNOWN, CN_NR };
 enum { CZ_NONE, CZ_BASE, CZ_MTHP, CZ_PMD, CZ_PUD, CZ_OTHER, CZ_UNKNOWN,
        CZ_NR };
-_Static_assert(CN_NR <= CL_MAX && CZ_NR <= CL_MAX, "CL_MAX too small");
+/* --by age: each age its own, '?' apart: never drawn as a known age */
+enum { CA_NONE, CA_AGE0, CA_UNKNOWN = CA_AGE0 + PMAPS_AGE_MAX + 1, CA_NR };
+_Static_assert(CN_NR <= CL_MAX && CZ_NR <= CL_MAX && CA_NR <= CL_MAX,
+	       "CL_MAX too small");
 
 /* A distinct colour for each node: hues far apart, then darker ones. */
 static const struct { unsigned char xterm, rgb[3]; } node_colors[BY_NODES + 1] = {
@@ -120,6 +123,17 @@ static const struct { unsigned char xterm, rgb[3]; } node_colors[BY_NODES + 1] =
 	{ 196, { 0xff, 0x00, 0x00 } }, {  93, { 0x87, 0x00, 0xff } },
 	{ 130, { 0xaf, 0x5f, 0x00 } }, { 219, { 0xff, 0xaf, 0xff } },
 	{ 231, { 0xff, 0xff, 0xff } },
+};
+
+/*
+ * Hot to cold: age 0 red, through orange and yellow, to age 3 blue, the
+ * first pages reclaim takes; ages the kernel does not make darker blues.
+ */
+static const struct { unsigned char xterm, rgb[3]; } age_colors[PMAPS_AGE_MAX + 1] = {
+	{ 196, { 0xff, 0x00, 0x00 } }, { 208, { 0xff, 0x87, 0x00 } },
+	{ 226, { 0xff, 0xff, 0x00 } }, {  33, { 0x00, 0x87, 0xff } },
+	{  25, { 0x00, 0x5f, 0xaf } }, {  19, { 0x00, 0x00, 0xaf } },
+	{  18, { 0x00, 0x00, 0x87 } }, {  17, { 0x00, 0x00, 0x5f } },
 };
 
 /* Shading of zoomed cells, by quarters resident or swapped (1..4). */
@@ -229,6 +243,9 @@ static int range_class(const struct mapctx *m, const struct pmaps_range *r)
 			return CN_UNKNOWN;
 		return r->node < BY_NODES ? CN_NODE0 + (int)r->node : CN_HIGH;
 	}
+	if (m->opts->by == PMAPS_MAP_BY_AGE)
+		return r->age >= 0 && r->age <= PMAPS_AGE_MAX ?
+		       CA_AGE0 + r->age : CA_UNKNOWN;
 	switch (pmaps_folio_kind(r->kb, m->psize)) {
 	case PMAPS_FOLIO_UNKNOWN:
 		return CZ_UNKNOWN;
@@ -684,6 +701,16 @@ static void by_init(struct mapctx *m)
 			 node_colors[BY_NODES].rgb);
 		by_class(m, CN_UNKNOWN, "node not known ('?')", '?',
 			 grey->xterm, grey->rgb);
+	} else if (m->opts->by == PMAPS_MAP_BY_AGE) {
+		m->nr_cl = CA_NR;
+		for (c = 0; c <= PMAPS_AGE_MAX; c++) {
+			snprintf(name, sizeof(name), "age %d%s", c,
+				 c == 0 ? " (youngest)" : "");
+			by_class(m, CA_AGE0 + c, name, (char)('0' + c),
+				 age_colors[c].xterm, age_colors[c].rgb);
+		}
+		by_class(m, CA_UNKNOWN, "age not known ('?')", '?',
+			 grey->xterm, grey->rgb);
 	} else {
 		m->nr_cl = CZ_NR;
 		snprintf(name, sizeof(name), "%llu KiB", base);
@@ -904,6 +931,9 @@ static void text_legend_by(struct mapctx *m, FILE *out)
 	else if (m->opts->by == PMAPS_MAP_BY_NODE)
 		fputs("  no colour: a character is 2 pages, the number of the node most of them\n"
 		      "  are on (the later one in the legend on a tie)\n", out);
+	else if (m->opts->by == PMAPS_MAP_BY_AGE)
+		fputs("  no colour: a character is 2 pages, the age most of them have (the\n"
+		      "  later one in the legend on a tie)\n", out);
 	else
 		fputs("  no colour: a character is 2 pages, the letter of the size most of them\n"
 		      "  have (the later one in the legend on a tie), uppercase when more than\n"
@@ -1210,11 +1240,12 @@ static const char map_usage[] =
 "                        smallest power of two that fits it in 16\n"
 "      --png FILE        write the picture to FILE as a PNG image instead\n"
 "                        (one target; - for stdout, but not a terminal)\n"
-"      --by node|size    colour each page by its NUMA node, or by the size\n"
+"      --by node|size|age  colour each page by its NUMA node, by the size\n"
 "                        of its folio (4 KiB, mTHP, 2 MiB PMD, 1 GiB PUD),\n"
-"                        '?' in grey where the source cannot tell, instead\n"
-"                        of by state; needs the NODE and KB columns: --numa,\n"
-"                        or a file saved by pmaps --numa\n"
+"                        or by its MGLRU age (0 youngest to 3), '?' in grey\n"
+"                        where the source cannot tell, instead of by state;\n"
+"                        needs the NODE and KB columns (and AGE for age):\n"
+"                        --numa, or a file saved by pmaps --numa\n"
 "      --numa            read the NUMA files of a process (see pmaps --help)\n"
 "      --color[=WHEN]    auto (default: if stdout is a terminal and NO_COLOR\n"
 "                        is unset or empty), always or never; without colour\n"
@@ -1335,6 +1366,10 @@ static void map_one(struct map_run *run, const char *file, int pid)
 	if (st) {
 		pmaps_cmd_report("map", err);
 		map_note(run, st);
+	} else if (run->opts.by == PMAPS_MAP_BY_AGE &&
+		   !(doc.map.numa && doc.map.age)) {
+		map_note(run, map_usage_error("%s: --by age: expected the AGE column, which it lacks; read the process with --numa, or save it with pmaps --numa",
+					      doc.label));
 	} else if (run->opts.by && !doc.map.numa) {
 		/* drawing every page as '?' would hide the mistake */
 		map_note(run, map_usage_error("%s: --by %s: expected the NODE and KB columns, which it lacks; read the process with --numa, or save it with pmaps --numa",
@@ -1426,8 +1461,10 @@ static int map_option(struct map_run *run, int opt, enum pmaps_color_when *when)
 			run->opts.by = PMAPS_MAP_BY_NODE;
 		else if (!strcmp(optarg, "size"))
 			run->opts.by = PMAPS_MAP_BY_SIZE;
+		else if (!strcmp(optarg, "age"))
+			run->opts.by = PMAPS_MAP_BY_AGE;
 		else
-			return map_usage_error("--by: expected node or size, got '%s'",
+			return map_usage_error("--by: expected node, size or age, got '%s'",
 					       optarg);
 		return PMAPS_OK;
 	case OPT_NUMA:

@@ -39,6 +39,7 @@ enum pmaps_map_by {
 	PMAPS_MAP_BY_STATE,	/* the page state: the default */
 	PMAPS_MAP_BY_NODE,	/* the range's NUMA node (NODE column) */
 	PMAPS_MAP_BY_SIZE,	/* the range's folio size class (KB column) */
+	PMAPS_MAP_BY_AGE,	/* the range's MGLRU age (AGE column) */
 };
 
 struct pmaps_map_opts {

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """
-The PNG checks of test_map.sh and test_heap.sh: decode a PNG as a decoder
-would (signature, chunk CRCs, IHDR of an 8-bit palette image, the zlib
-stream, a filter byte of 0 a row), failing an assert where it is not.
+The PNG checks of test_map.sh, test_ages.sh and test_heap.sh: decode a
+PNG as a decoder would (signature, chunk CRCs, IHDR of an 8-bit palette
+image, the zlib stream, a filter byte of 0 a row), failing an assert
+where it is not; run as a script, count the pixels of some colours.
 """
 import struct
 import zlib
@@ -33,3 +34,17 @@ def decode(path):
         assert raw[y * (w + 1)] == 0, "filter of row %d" % y
         rows.append(raw[y * (w + 1) + 1:(y + 1) * (w + 1)])
     return w, h, plte, rows
+
+
+if __name__ == "__main__":
+    # png_decode.py FILE RGB...: "WxH", then "RGB PIXELS" for each colour
+    import sys
+    w, h, plte, rows = decode(sys.argv[1])
+    count = {}
+    for row in rows:
+        for i in row:
+            rgb = plte[3 * i:3 * i + 3].hex()
+            count[rgb] = count.get(rgb, 0) + 1
+    print("%dx%d" % (w, h))
+    for rgb in sys.argv[2:]:
+        print(rgb, count.get(rgb, 0))

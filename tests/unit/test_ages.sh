@@ -60,4 +60,50 @@ run "$PMAPS" --ages -d -f "$doc"
 expect_text ages_with_decode 2 "" "pmaps: -d and --ages cannot be combined: -d names flags only in the default view and --pages
 Try 'pmaps --help' for more information."
 
+# ---- map --by age ----
+#
+# Checked by hand: two pages a character.  /bin/demo '?'; the 16 pages
+# "00" "00" "11" "22", then page 8 (age 2) with 9 (age 3), a tie going to
+# the later in the legend: "3"; "??", two absent "..", "??".  The 512
+# pages: 2 rows of 0, 2 rows of 3.  The legend lists the ages drawn.
+run "$PMAPS" map --color=never --width 80 --by age -f "$doc"
+expect by_age_golden 0 "$golden/numa-ages.by-age" ""
+
+# '?' is grey (247), never one of the ages' colours; a tie of a known age
+# and '?' goes to '?' (pages 10 and 11 are '?' both, 14 and 15 too).
+run "$PMAPS" map --color=always --width 80 --by age -f "$doc"
+c() { printf '%s[38;5;%sm' "$esc" "$1"; }
+b() { printf '%s[48;5;%sm' "$esc" "$1"; }
+h=$(printf '\342\226\200')
+want_row="  7f0000000000 $(c 196)$(b 196)$h$h$(c 208)$(b 208)$h$(c 226)$(b 226)$h$(b 33)$h$(c 247)$(b 247)$h$(c 236)$(b 236)$h$(c 247)$(b 247)$h$esc[0m"
+[ "$rc" = 0 ] && [ "$(sed -n 8p "$tmp/out")" = "$want_row" ] &&
+	sed -n 7p "$tmp/out" | grep -q '16 pages'
+result by_age_color
+[ "$rc" = 0 ] && [ "$(sed -n 8p "$tmp/out")" = "$want_row" ] ||
+	{ sed -n 8p "$tmp/out"; echo "$want_row"; } | cat -v | diag
+
+# The PNG: 260 pages at age 0, 2 at 1, 3 at 2, 257 at 3, 6 '?' and 2 not
+# present, 25 pixels each, and a 10x10 swatch each
+if command -v python3 > /dev/null; then
+	run "$PMAPS" map --width 80 --by age --png "$tmp/age.png" -f "$doc"
+	printf '%s\n' 416x192 "ff0000 $((100 + 260 * 25))" \
+		"ff8700 $((100 + 2 * 25))" "ffff00 $((100 + 3 * 25))" \
+		"0087ff $((100 + 257 * 25))" "9e9e9e $((100 + 6 * 25))" \
+		"303030 $((100 + 2 * 25))" > "$tmp/want"
+	[ "$rc" = 0 ] && [ ! -s "$tmp/err" ] &&
+		python3 "$here/png_decode.py" "$tmp/age.png" ff0000 ff8700 \
+		ffff00 0087ff 9e9e9e 303030 > "$tmp/pixels" 2> "$tmp/err" &&
+		cmp -s "$tmp/pixels" "$tmp/want"
+	result by_age_png_pixels
+	[ -s "$tmp/pixels" ] && diff "$tmp/want" "$tmp/pixels" | diag
+else
+	lacks python3 by_age_png_pixels
+fi
+
+# Without AGE (the six-column text) there is nothing to colour by
+run "$PMAPS" map --color=never --by age -f numa-two-nodes.txt
+expect_text by_age_without_age 2 "" \
+"pmaps map: numa-two-nodes.txt: --by age: expected the AGE column, which it lacks; read the process with --numa, or save it with pmaps --numa
+Try 'pmaps map --help' for more information."
+
 tap_done

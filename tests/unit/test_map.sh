@@ -247,23 +247,8 @@ $usage_hint"
 
 # ---- PNG ----
 
-# Checks a PNG as a decoder would (png_decode.py), then counts the pixels
-# of each state's colour.
-cat > "$tmp/png.py" <<'EOF'
-import sys
-sys.dont_write_bytecode = True	# nothing written into the tree
-sys.path.insert(0, sys.argv.pop(1))
-from png_decode import decode
-w, h, plte, rows = decode(sys.argv[1])
-count = {}
-for row in rows:
-    for i in row:
-        rgb = plte[3 * i:3 * i + 3].hex()
-        count[rgb] = count.get(rgb, 0) + 1
-print("%dx%d" % (w, h))
-for rgb in sys.argv[2:]:
-    print(rgb, count.get(rgb, 0))
-EOF
+# Checks a PNG as a decoder would, then counts the pixels of each state's
+# colour: png_decode.py FILE RGB...
 
 if ! command -v python3 > /dev/null; then
 	lacks python3 png_decodes png_pixels_per_state png_zoomed_decodes \
@@ -278,7 +263,7 @@ else
 	# 9 states, a note, 10 VMA titles and 13 rows.
 	run "$PMAPS" map --width 80 --png "$tmp/basic.png" -f good-basic.txt
 	[ "$rc" = 0 ] && [ ! -s "$tmp/out" ] && [ ! -s "$tmp/err" ] &&
-		python3 "$tmp/png.py" "$here" "$tmp/basic.png" 303030 008700 00ff00 \
+		python3 "$here/png_decode.py" "$tmp/basic.png" 303030 008700 00ff00 \
 		00ffff ff0000 0087ff ffff00 ff00ff > "$tmp/pixels" 2> "$tmp/err"
 	result png_decodes
 	printf '%s\n' 416x408 "303030 $((100 + 594 * 25))" \
@@ -297,7 +282,7 @@ else
 	printf '%s\n' 416x156 "303030 $((100 + 16 * 25))" "008700 100" \
 		"00ffff 100" "ff0000 $((100 + 17 * 25))" > "$tmp/want"
 	[ "$rc" = 0 ] &&
-		python3 "$tmp/png.py" "$here" "$tmp/heap.png" 303030 008700 00ffff \
+		python3 "$here/png_decode.py" "$tmp/heap.png" 303030 008700 00ffff \
 		ff0000 > "$tmp/pixels" 2> "$tmp/err" &&
 		cmp -s "$tmp/pixels" "$tmp/want"
 	result png_filtered_pixels
@@ -307,7 +292,7 @@ else
 	run "$PMAPS" map --width 80 --png - -f huge-sparse.txt
 	mv "$tmp/out" "$tmp/huge.png" && : > "$tmp/out"
 	[ "$rc" = 0 ] &&
-		python3 "$tmp/png.py" "$here" "$tmp/huge.png" > "$tmp/pixels" &&
+		python3 "$here/png_decode.py" "$tmp/huge.png" > "$tmp/pixels" &&
 		grep -qx '[0-9]*x348' "$tmp/pixels"
 	result png_zoomed_decodes
 
@@ -535,7 +520,7 @@ for b in node size; do
 $usage_hint"
 done
 run "$PMAPS" map --by nodes -f numa-two-nodes.txt
-expect_text by_bad_value 2 "" "pmaps map: --by: expected node or size, got 'nodes'
+expect_text by_bad_value 2 "" "pmaps map: --by: expected node, size or age, got 'nodes'
 $usage_hint"
 
 # The PNG by node: 5 pages on node 0, 519 on node 1, 1 '?' and 3 not
@@ -549,7 +534,7 @@ if command -v python3 > /dev/null; then
 		"ff8700 $((100 + 519 * 25))" "9e9e9e $((100 + 25))" \
 		"303030 $((100 + 3 * 25))" > "$tmp/want"
 	[ "$rc" = 0 ] && [ ! -s "$tmp/err" ] &&
-		python3 "$tmp/png.py" "$here" "$tmp/node.png" 0087ff ff8700 \
+		python3 "$here/png_decode.py" "$tmp/node.png" 0087ff ff8700 \
 		9e9e9e 303030 > "$tmp/pixels" 2> "$tmp/err" &&
 		cmp -s "$tmp/pixels" "$tmp/want"
 	result by_node_png_pixels
@@ -660,7 +645,7 @@ else
 	run "$PMAPS" map --source=pagemap --png "$tmp/live.png" "$target_pid"
 	[ "$rc" = 0 ] && [ ! -s "$tmp/err" ] &&
 		{ ! command -v python3 > /dev/null ||
-		  python3 "$tmp/png.py" "$here" "$tmp/live.png" > /dev/null; }
+		  python3 "$here/png_decode.py" "$tmp/live.png" > /dev/null; }
 	result live_png
 fi
 
