@@ -20,7 +20,8 @@
  * JSON (--json), schema "pmaps/2", also in Documentation/pmaps-json.rst;
  * "pmaps/3" where the documents have the NUMA columns (--numa): each range
  * then also has "node" and "kb", number or null, and "folio", the kind's
- * word (pmaps_folio_kind_name()) or null.
+ * word (pmaps_folio_kind_name()) or null; "pmaps/4" where one has AGE
+ * too: each range of such a document also has "age", number or null.
  * One document for the whole run:
  *
  *   {"schema": "pmaps/2",
@@ -1913,6 +1914,20 @@ static char *put_folio(char *p, unsigned long long kb,
 	return p;
 }
 
+/* ,"name":v, or null where the text has '?'. */
+static char *put_member(char *p, const char *name, bool known,
+			unsigned long long v)
+{
+	size_t n = strlen(name);
+
+	p = put_lit(p, ",\"");
+	memcpy(p, name, n);
+	p = put_lit(p + n, "\":");
+	if (!known)
+		return put_lit(p, "null");
+	return p + pmaps_format_udec(p, v);
+}
+
 static void json_doc(struct vctx *c)
 {
 	const struct pmaps_doc *d = c->doc;
@@ -1965,26 +1980,22 @@ static void json_doc(struct vctx *c)
 			p = put_lit(p, "\",\"flags\":\"");
 			pmaps_format_flags(r->flags, r->unknown, p);
 			p += PMAPS_NR_FLAGS;
-			p = put_lit(p, "\",\"mapcount\":");
-			if (r->mapcount == PMAPS_MAPCOUNT_UNKNOWN)
-				p = put_lit(p, "null");
-			else
-				p += pmaps_format_udec(p,
-					      (unsigned long long)r->mapcount);
+			p = put_lit(p, "\"");
+			p = put_member(p, "mapcount", r->mapcount !=
+				       PMAPS_MAPCOUNT_UNKNOWN,
+				       (unsigned long long)r->mapcount);
 			if (m->numa) {
-				p = put_lit(p, ",\"node\":");
-				if (r->node == PMAPS_NODE_UNKNOWN)
-					p = put_lit(p, "null");
-				else
-					p += pmaps_format_udec(p,
-						(unsigned long long)r->node);
-				p = put_lit(p, ",\"kb\":");
-				if (r->kb == PMAPS_KB_UNKNOWN)
-					p = put_lit(p, "null");
-				else
-					p += pmaps_format_udec(p, r->kb);
+				p = put_member(p, "node",
+					       r->node != PMAPS_NODE_UNKNOWN,
+					       (unsigned long long)r->node);
+				p = put_member(p, "kb",
+					       r->kb != PMAPS_KB_UNKNOWN, r->kb);
 				p = put_folio(p, r->kb, c->psize, hugetlb);
 			}
+			if (m->numa && m->age)
+				p = put_member(p, "age",
+					       r->age != PMAPS_AGE_UNKNOWN,
+					       (unsigned long long)r->age);
 			*p++ = '}';
 			o->len = (size_t)(p - o->buf);
 		}
@@ -2000,9 +2011,14 @@ static void view_json(struct ob *o, const struct pmaps_view_opts *opts,
 	struct vctx c;
 	size_t i;
 
-	/* pmaps/3: ranges have node and kb, and split where they differ */
+	/*
+	 * pmaps/3: ranges have node and kb, and split where they differ;
+	 * pmaps/4 the same with age
+	 */
 	for (i = 0; i < nr; i++)
-		if (docs[i].map.numa)
+		if (docs[i].map.numa && docs[i].map.age)
+			schema = "pmaps/4";
+		else if (docs[i].map.numa && strcmp(schema, "pmaps/4"))
 			schema = "pmaps/3";
 	ob_fmt(o, "{\"schema\":\"%s\",\"targets\":[", schema);
 	for (i = 0; i < nr; i++) {

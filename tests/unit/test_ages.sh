@@ -60,6 +60,40 @@ run "$PMAPS" --ages -d -f "$doc"
 expect_text ages_with_decode 2 "" "pmaps: -d and --ages cannot be combined: -d names flags only in the default view and --pages
 Try 'pmaps --help' for more information."
 
+# ---- JSON: pmaps/4, "age" per range, read back ----
+
+run "$PMAPS" --json -f "$doc"
+cp "$tmp/out" "$tmp/ages.json"
+# the ages in range order, null for '?'
+awk -F'\t' 'NF >= 4 { print $7 == "?" ? "null" : $7 }' "$doc" > "$tmp/want"
+[ "$rc" = 0 ] && head -1 "$tmp/out" | grep -q '^{"schema":"pmaps/4",' &&
+	grep -o '"age":[a-z0-9]*}' "$tmp/out" | sed 's/"age":\(.*\)}/\1/' |
+	cmp -s - "$tmp/want"
+result json_age_per_range
+
+# --raw of the JSON is the text with AGE (headers are rebuilt)
+run "$PMAPS" --raw -f "$tmp/ages.json"
+grep -v '^[0-9a-f]*-' "$doc" > "$tmp/want"
+[ "$rc" = 0 ] && grep -v '^[0-9a-f]*-' "$tmp/out" | cmp -s - "$tmp/want"
+result json_round_trips_age
+
+run "$PMAPS" --ages -f "$tmp/ages.json"
+"$PMAPS" --ages -f "$doc" | sed 1d > "$tmp/want"
+[ "$rc" = 0 ] && sed 1d "$tmp/out" | cmp -s - "$tmp/want"
+result json_ages_view_as_text
+
+# NUMA fields without AGE stay pmaps/3, without "age"
+run "$PMAPS" --json -f numa-two-nodes.txt
+[ "$rc" = 0 ] && head -1 "$tmp/out" | grep -q '"pmaps/3"' &&
+	! grep -q '"age"' "$tmp/out"
+result json_six_columns_stay_pmaps3
+
+# an age above PMAPS_AGE_MAX is refused
+sed 's/"age":3/"age":8/' "$tmp/ages.json" > "$tmp/bad.json"
+run "$PMAPS" --raw -f "$tmp/bad.json"
+[ "$rc" = 2 ] && grep -q 'age' "$tmp/err"
+result json_age_out_of_range
+
 # ---- map --by age ----
 #
 # Checked by hand: two pages a character.  /bin/demo '?'; the 16 pages

@@ -270,10 +270,10 @@ head='{"schema":"pmaps/1","targets":['
 tgt='{"label":"x","pid":0,"source":"file","vmas":['
 vma='{"start":"0x1000","end":"0x3000","perms":"rw-p","offset":0,"dev":"00:00","inode":0,"name":"","swapped":null,"ranges":['
 
-json schema '{"schema":"pmaps/4","targets":[]}'
+json schema '{"schema":"pmaps/5","targets":[]}'
 run "$PMAPS" diff schema.json schema.json
 expect_error json_wrong_schema \
-	"pmaps diff: schema.json:1: expected schema \"pmaps/1\", \"pmaps/2\" or \"pmaps/3\", got '\"pmaps/4\",\"targets\":[]}'"
+	"pmaps diff: schema.json:1: expected schema \"pmaps/1\", \"pmaps/2\", \"pmaps/3\" or \"pmaps/4\", got '\"pmaps/5\",\"targets\":[]}'"
 
 json none "$head" ']}'
 run "$PMAPS" diff none.json none.json

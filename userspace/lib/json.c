@@ -254,7 +254,8 @@ static int json_uint(struct json *j, unsigned long long max,
 	while (j->p < j->end && *j->p >= '0' && *j->p <= '9') {
 		unsigned int d = (unsigned int)(*j->p - '0');
 
-		if (v > (max - d) / 10) {
+		/* d > max first: max - d would wrap below a max under 9 */
+		if (d > max || v > (max - d) / 10) {
 			j->p = s;
 			return json_fail(j, "%s of at most %llu", what, max);
 		}
@@ -462,11 +463,14 @@ static int seen_all(struct json *j, const struct seen *s, unsigned int all,
 	return 0;
 }
 
-/* node and kb (pmaps/3) are optional: R_NR counts the required ones. */
+/*
+ * node and kb (pmaps/3) and age (pmaps/4) are optional: R_NR counts the
+ * required ones.
+ */
 enum { R_INDEX, R_COUNT, R_ADDRESS, R_FLAGS, R_MAPCOUNT, R_NR,
-       R_NODE = R_NR, R_KB, R_ALL };
+       R_NODE = R_NR, R_KB, R_AGE, R_ALL };
 static const char *const range_members[R_ALL] = {
-	"index", "count", "address", "flags", "mapcount", "node", "kb",
+	"index", "count", "address", "flags", "mapcount", "node", "kb", "age",
 };
 
 /* A number up to max, or null (*v untouched, returns 1). */
@@ -488,6 +492,7 @@ struct range_ctx {
 	unsigned long long address;
 	struct seen seen;
 	bool numa;		/* it had node or kb */
+	bool age;		/* it had age */
 };
 
 static int range_member(struct json *j, const char *key, void *ctx)
@@ -507,6 +512,12 @@ static int range_member(struct json *j, const char *key, void *ctx)
 		i = json_uint_or_null(j, PMAPS_NODE_MAX, &v, "node");
 		if (!i)
 			c->r.node = (long)v;
+		return i < 0 ? -1 : 0;
+	case R_AGE:
+		c->age = true;
+		i = json_uint_or_null(j, PMAPS_AGE_MAX, &v, "age");
+		if (!i)
+			c->r.age = (int)v;
 		return i < 0 ? -1 : 0;
 	case R_KB:
 		c->numa = true;
@@ -579,6 +590,7 @@ struct vma_ctx {
 	unsigned long long *addresses;	/* the "address" of each range */
 	struct seen seen;
 	bool numa;			/* a range had node or kb */
+	bool age;			/* a range had age */
 };
 
 /* Ranges are checked once their VMA is complete: members may come in any order. */
@@ -605,6 +617,7 @@ static int range_element(struct json *j, void *ctx)
 	vc->addresses[v->nr_ranges] = c.address;
 	v->ranges[v->nr_ranges++] = c.r;
 	vc->numa |= c.numa;
+	vc->age |= c.age;
 	return 0;
 }
 
@@ -838,6 +851,7 @@ static int vma_element(struct json *j, void *ctx)
 	}
 	map->vmas[map->nr_vmas++] = c.v;
 	map->numa |= c.numa;
+	map->age |= c.age;
 	return 0;
 }
 
@@ -899,15 +913,15 @@ static int top_member(struct json *j, const char *key, void *ctx)
 	if (json_string(j, &schema, "schema"))
 		return -1;
 	/*
-	 * pmaps/2 only adds null mapcounts, pmaps/3 node and kb, which this
-	 * reader takes
+	 * pmaps/2 only adds null mapcounts, pmaps/3 node and kb, pmaps/4
+	 * age, which this reader takes
 	 */
 	if (strcmp(schema, "pmaps/1") && strcmp(schema, "pmaps/2") &&
-	    strcmp(schema, "pmaps/3")) {
+	    strcmp(schema, "pmaps/3") && strcmp(schema, "pmaps/4")) {
 		free(schema);
 		j->p = at;
 		j->line = line;
-		return json_fail(j, "schema \"pmaps/1\", \"pmaps/2\" or \"pmaps/3\"");
+		return json_fail(j, "schema \"pmaps/1\", \"pmaps/2\", \"pmaps/3\" or \"pmaps/4\"");
 	}
 	free(schema);
 	return 0;
