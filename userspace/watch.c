@@ -59,6 +59,8 @@ static const char watch_usage[] =
 "Target:\n"
 "  PID                   the process\n"
 "      --source=SOURCE   auto, kernel, module or pagemap, as for pmaps\n"
+"      --numa            read the NUMA files, as pmaps --numa does: with\n"
+"                        AGE, a line of pages per age under the totals\n"
 "  -f, --file FILE       a saved pmaps document, read again each frame; with\n"
 "                        several, frame N reads the Nth, starting over after\n"
 "                        the last\n"
@@ -101,6 +103,7 @@ enum {
 	OPT_CHANGED,
 	OPT_SELF_STATS,
 	OPT_CGROUP,
+	OPT_NUMA,
 };
 
 static const struct option watch_options[] = {
@@ -115,6 +118,7 @@ static const struct option watch_options[] = {
 	{ "color",	optional_argument, NULL, OPT_COLOR },
 	{ "self-stats",	no_argument,	   NULL, OPT_SELF_STATS },
 	{ "cgroup",	required_argument, NULL, OPT_CGROUP },
+	{ "numa",	no_argument,	   NULL, OPT_NUMA },
 	PMAPS_FILTER_OPTIONS,
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -134,6 +138,9 @@ struct totals {
 	 * count is a lower bound, printed as such, or "-" (the view's rule) */
 	bool dirty_unknown;
 	bool young_unknown;
+	/* pages per AGE, where the document has it (has_age) */
+	bool has_age;
+	struct pmaps_ages ages;
 };
 
 /* A process of --cgroup, from one frame to the next. */
@@ -359,11 +366,14 @@ static void count_totals(const struct pmaps_map *m, struct totals *t)
 	size_t i, j;
 
 	memset(t, 0, sizeof(*t));
+	t->has_age = m->numa && m->age;
 	for (i = 0; i < m->nr_vmas; i++) {
 		for (j = 0; j < m->vmas[i].nr_ranges; j++) {
 			const struct pmaps_range *r = &m->vmas[i].ranges[j];
 
 			t->resident += r->count;
+			if (t->has_age)
+				pmaps_ages_add(&t->ages, r);
 			if (is_dirty(r))
 				t->dirty += r->count;
 			else if (pmaps_range_dirtiness(r) ==
@@ -433,6 +443,31 @@ static void put_self_stats(FILE *out)
 	putc('\n', out);
 }
 
+/*
+ * "pages by age:  0 N  1 N ...  ? N": a '?' page may be of any age, so
+ * beside one a known age is a lower bound, as the dirty total is.
+ */
+static void put_ages(struct watch *w, FILE *out, const struct totals *t)
+{
+	const struct pmaps_ages *a = &t->ages, *b = &w->prev_totals.ages;
+	int k, shown = pmaps_ages_shown(a);
+	char name[16];
+
+	fputs("pages by age:", out);
+	for (k = 0; k < shown; k++) {
+		snprintf(name, sizeof(name), "  %d", k);
+		if (!a->unknown)
+			put_count(w, out, name, a->pages[k], b->pages[k]);
+		else if (a->pages[k])
+			fprintf(out, "%s " PMAPS_AT_LEAST "%llu", name,
+				a->pages[k]);
+		else
+			fprintf(out, "%s -", name);
+	}
+	put_count(w, out, "  ?", a->unknown, b->unknown);
+	putc('\n', out);
+}
+
 static void put_totals(struct watch *w, FILE *out, const struct totals *t)
 {
 	static const enum pmaps_change_mark order[4] = {
@@ -463,6 +498,8 @@ static void put_totals(struct watch *w, FILE *out, const struct totals *t)
 		}
 	}
 	putc('\n', out);
+	if (t->has_age)
+		put_ages(w, out, t);
 	if (w->self_stats)
 		put_self_stats(out);
 }
@@ -1166,6 +1203,8 @@ static int draw_group(struct watch *w, FILE *out)
 		t.young += m->totals.young;
 		t.dirty_unknown |= m->totals.dirty_unknown;
 		t.young_unknown |= m->totals.young_unknown;
+		t.has_age |= m->totals.has_age;
+		pmaps_ages_sum(&t.ages, &m->totals.ages);
 		if (!m->have_prev) {
 			appeared++;
 			changed[PMAPS_CHANGE_APPEARED] += m->totals.resident;
@@ -1355,6 +1394,9 @@ static int watch_option(struct watch *w, int opt, enum pmaps_color_when *when)
 		if (pmaps_color_parse(optarg, when))
 			return watch_usage_error("--color: expected auto, always or never, got '%s'",
 						 optarg);
+		return PMAPS_OK;
+	case OPT_NUMA:
+		pmaps_source_numa = true;
 		return PMAPS_OK;
 	case OPT_SELF_STATS:
 		w->self_stats = true;

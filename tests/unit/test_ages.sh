@@ -94,6 +94,32 @@ run "$PMAPS" --raw -f "$tmp/bad.json"
 [ "$rc" = 2 ] && grep -q 'age' "$tmp/err"
 result json_age_out_of_range
 
+# ---- watch: a line of pages per age each frame ----
+
+# frame N: its "pages by age" line
+age_line() {
+	awk -v n="$1" '/^=== frame / { on = $3 == n } on && /^pages by age:/' \
+		"$tmp/out"
+}
+run "$PMAPS" watch -n 1 -i 0.001 -f "$doc"
+[ "$rc" = 0 ] && [ "$(age_line 1)" = \
+	"pages by age:  0 >=260  1 >=2  2 >=3  3 >=257  ? 6" ]
+result watch_ages_line
+
+# the 512-page VMA alone has no '?': exact counts, and how they moved
+sed -n '/^7f0000200000-/,$p' "$doc" > "$tmp/known.txt"
+sed 's/\t0$/\t1/' "$tmp/known.txt" > "$tmp/known-later.txt"
+run "$PMAPS" watch -n 2 -i 0.001 -f "$tmp/known.txt" -f "$tmp/known-later.txt"
+[ "$rc" = 0 ] && [ "$(age_line 1)" = \
+	"pages by age:  0 256  1 0  2 0  3 256  ? 0" ] &&
+	[ "$(age_line 2)" = \
+	"pages by age:  0 0 (-256)  1 256 (+256)  2 0 (+0)  3 256 (+0)  ? 0 (+0)" ]
+result watch_ages_moved
+
+run "$PMAPS" watch -n 1 -i 0.001 -f numa-two-nodes.txt
+[ "$rc" = 0 ] && ! grep -q '^pages by age' "$tmp/out"
+result watch_no_ages_without_age
+
 # ---- map --by age ----
 #
 # Checked by hand: two pages a character.  /bin/demo '?'; the 16 pages
