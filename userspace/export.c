@@ -22,6 +22,11 @@
  * swapped, huge) stay per kind, as a VMA has no one node.  Without
  * --numa the output has no node label at all.
  *
+ * Resident memory by MGLRU age, where the document has AGE (--numa): one
+ * more family, pmaps_age_bytes, per kind with a label age, "0" to "3"
+ * (and any older age counted) and "unknown" for '?', which is never
+ * counted at a known age; its samples add up to pmaps_resident_bytes.
+ *
  * The text also parses as the Prometheus text format 0.0.4 that
  * node_exporter reads: only gauges, and "# UNIT" and "# EOF" are comments
  * there.
@@ -56,7 +61,9 @@ static const char export_usage[] =
 "                        skipped\n"
 "      --numa            a node label on the resident, young, dirty,\n"
 "                        pte-dirty and shared samples, one sample per NUMA\n"
-"                        node, from the NUMA files (see pmaps --numa)\n"
+"                        node, from the NUMA files (see pmaps --numa); with\n"
+"                        AGE there, pmaps_age_bytes: resident bytes per\n"
+"                        kind labelled age, 0 to 3 or unknown\n"
 "      --file-names      a file label on file and shmem samples, one sample\n"
 "                        per file: as many series as mapped files\n"
 "  -o, --output FILE     write FILE.tmp, then rename it to FILE, so that a\n"
@@ -128,6 +135,7 @@ struct bucket {
 	unsigned long long bytes[Q_NR];
 	unsigned int unknown;	/* bit per quantity */
 	size_t nr_ranges;
+	struct pmaps_ages ages;	/* pages; in the buckets of no node */
 };
 
 struct proc {
@@ -352,6 +360,7 @@ static int count_proc(struct proc *p, bool file_names)
 			/* b may have moved with the array */
 			b = node < 0 ? rb : bucket_of(p, kind, -1, file);
 			count_range(rb, r, psize);
+			pmaps_ages_add(&b->ages, r);
 		}
 	}
 	if (huge_known)
@@ -407,6 +416,26 @@ static bool in_family(const struct proc *p, const struct bucket *b,
 	return b->node >= 0 || !p->has_nodes || b->nr_ranges;
 }
 
+/* One sample of b: node -1 and age NULL for no such label. */
+static void put_sample(FILE *out, const char *name, const struct proc *p,
+		       const struct bucket *b, int node, const char *age,
+		       unsigned long long bytes)
+{
+	fprintf(out, "%s_bytes{pid=\"%d\",comm=\"", name, p->doc.pid);
+	put_label_value(out, p->comm);
+	fprintf(out, "\",kind=\"%s\"", pmaps_kind_names[b->kind]);
+	if (node >= 0)
+		fprintf(out, ",node=\"%d\"", node);
+	if (age)
+		fprintf(out, ",age=\"%s\"", age);
+	if (b->file) {
+		fputs(",file=\"", out);
+		put_label_value(out, b->file);
+		fputc('"', out);
+	}
+	fprintf(out, "} %llu\n", bytes);
+}
+
 static void put_family(FILE *out, enum quantity q, const struct proc *procs,
 		       size_t nr)
 {
@@ -424,19 +453,52 @@ static void put_family(FILE *out, enum quantity q, const struct proc *procs,
 
 			if (!in_family(p, b, q))
 				continue;
-			fprintf(out, "%s_bytes{pid=\"%d\",comm=\"", f->name,
-				p->doc.pid);
-			put_label_value(out, p->comm);
-			fprintf(out, "\",kind=\"%s\"",
-				pmaps_kind_names[b->kind]);
-			if (b->node >= 0 && q < Q_PER_RANGE)
-				fprintf(out, ",node=\"%d\"", b->node);
-			if (b->file) {
-				fputs(",file=\"", out);
-				put_label_value(out, b->file);
-				fputc('"', out);
+			put_sample(out, f->name, p, b,
+				   b->node >= 0 && q < Q_PER_RANGE ? b->node : -1,
+				   NULL, b->bytes[q]);
+		}
+	}
+}
+
+/* pmaps_age_bytes: see the top of the file. */
+static void put_age_family(FILE *out, const struct proc *procs, size_t nr)
+{
+	unsigned long long psize = pmaps_page_size();
+	bool any = false;
+	char age[16];
+	size_t i, j;
+	int k;
+
+	for (i = 0; i < nr; i++)
+		any |= procs[i].doc.map.numa && procs[i].doc.map.age;
+	if (!any)
+		return;
+	fputs("# TYPE pmaps_age_bytes gauge\n"
+	      "# UNIT pmaps_age_bytes bytes\n"
+	      "# HELP pmaps_age_bytes Resident memory by MGLRU generation age: 0 the youngest generation, 3 the oldest the kernel keeps, unknown where there is none (classic LRU, off the LRU lists, withheld, the pagemap source).\n",
+	      out);
+	for (i = 0; i < nr; i++) {
+		const struct proc *p = &procs[i];
+
+		if (!p->doc.map.numa || !p->doc.map.age)
+			continue;
+		for (j = 0; j < p->nr_buckets; j++) {
+			const struct bucket *b = &p->buckets[j];
+
+			unsigned long long pages = b->ages.unknown;
+
+			for (k = 0; k <= PMAPS_AGE_MAX; k++)
+				pages += b->ages.pages[k];
+			/* as pmaps_resident_bytes: no sample without pages */
+			if (b->node >= 0 || !pages)
+				continue;
+			for (k = 0; k < pmaps_ages_shown(&b->ages); k++) {
+				snprintf(age, sizeof(age), "%d", k);
+				put_sample(out, "pmaps_age", p, b, -1, age,
+					   b->ages.pages[k] * psize);
 			}
-			fprintf(out, "} %llu\n", b->bytes[q]);
+			put_sample(out, "pmaps_age", p, b, -1, "unknown",
+				   b->ages.unknown * psize);
 		}
 	}
 }
@@ -447,6 +509,7 @@ static void put_openmetrics(FILE *out, const struct proc *procs, size_t nr)
 
 	for (q = 0; q < Q_NR; q++)
 		put_family(out, (enum quantity)q, procs, nr);
+	put_age_family(out, procs, nr);
 	fputs("# EOF\n", out);
 }
 
