@@ -192,7 +192,7 @@ else
 		on { print } on && /\]\}/ { exit }' "$tmp/out")
 	[ "$rc" = 0 ] &&
 		echo "$vma" | grep -q "\"huge\":$((got / kib))," &&
-		[ "$(echo "$vma" | grep -o '"folio":[^}]*' | sort -u)" = '"folio":"thp"' ]
+		[ "$(echo "$vma" | grep -o '"folio":[^,}]*' | sort -u)" = '"folio":"thp"' ]
 	result json_folio_thp
 
 	# the map draws each of its cells H (thp), as root from kpageflags
