@@ -805,6 +805,14 @@ static int classify(struct pm_ctx *c, size_t i, size_t n)
 	if (kpf & KPF_NOT_LISTED)
 		return PM_PAGE_NONE;
 	/*
+	 * No flag at all, not even KPF_MMAP of a mapped page: kpageflags
+	 * has no online struct page for the pfn (6.18 reads 0 there), as
+	 * for fsdax and device-DAX memory, which 7.x maps as ordinary
+	 * folios and the kernel sides list.  What pagemap alone says.
+	 */
+	if (!kpf)
+		return PM_PAGE_BLIND;
+	/*
 	 * A small folio that pagemap reports mapped exclusively has mapcount
 	 * 1, whether the kernel keeps per-page mapcounts or not: its
 	 * kpagecount need not be read, which halves the cost of private
