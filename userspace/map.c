@@ -69,7 +69,8 @@
 
 #define UPPER_HALF		"\xe2\x96\x80"	/* U+2580 */
 
-const char pmaps_change_letters[PMAPS_CHANGE_NR + 1] = " YD+-";
+/* "." for no change: every line of watch has the same fields for awk. */
+const char pmaps_change_letters[PMAPS_CHANGE_NR + 1] = ".YD+-";
 /* Over a map's cells, where letters are states: symbols. */
 static const char change_symbols[PMAPS_CHANGE_NR + 1] = " *!+-";
 

@@ -61,6 +61,13 @@ expect golden_text_view 0 "$golden/watch-basic.text" ""
 	frame 2 | grep -q '^total pages: resident 34 (-2)  dirty 17 (-9)  young 30 (+0)  changed +2 -4 D1 Y2$'
 result frames_counted_and_marked
 
+# Marked or not, every range line has the same fields for awk: MARK
+# START-END PAGES FLAGS MAPCOUNT, "." where nothing changed.
+awk '/^[-+DY.]   [0-9a-f]+-/ { n++; if (NF != 5) bad++ }
+	END { exit !(n > 20 && !bad) }' "$tmp/out" &&
+	grep -q '^[-+DY]   [0-9a-f]' "$tmp/out" && grep -q '^\.   [0-9a-f]' "$tmp/out"
+result range_lines_same_fields_marked_or_not
+
 # The map marks the same changes over its cells (+ - ! *) and lists
 # them: the heap's pages 0-7 dirty, 8-15 young, page 20 became young (*),
 # 30-31 appeared (+); the anonymous VMA is gone from the picture.
@@ -83,8 +90,8 @@ result same_file_no_changes
 # A withheld mapcount is shown as '?', where a count would be.
 run "$PMAPS" watch -n 1 -i 0.001 -f withheld.txt
 [ "$rc" = 0 ] &&
-	grep -q '^    000000401000-000000411000       16 Y??U_??    ?$' "$tmp/out" &&
-	grep -q '^    000000411000-000000430000       31 Y??U_??    1$' "$tmp/out"
+	grep -q '^\.   000000401000-000000411000       16 Y??U_??    ?$' "$tmp/out" &&
+	grep -q '^\.   000000411000-000000430000       31 Y??U_??    1$' "$tmp/out"
 result withheld_mapcount_shown_as_is
 
 # Its D is '?' where P is clear: the dirty total counts the P pages and is
@@ -103,16 +110,16 @@ run "$PMAPS" watch -n 2 -i 0.001 --areas heap -f good-basic.txt \
 expect_text areas_select_vmas 0 "=== frame 1
 total pages: resident 17  dirty 17  young 16
 good-basic.txt: source file
-  55d0c9b1e000-55d0c9b3f000 rw-p [heap]
-    55d0c9b1e000-55d0c9b2e000       16 Y_AUP__    1
-    55d0c9b32000-55d0c9b33000        1 ____P__    1
+. 55d0c9b1e000-55d0c9b3f000 rw-p [heap]
+.   55d0c9b1e000-55d0c9b2e000       16 Y_AUP__    1
+.   55d0c9b32000-55d0c9b33000        1 ____P__    1
 
 === frame 2
 total pages: resident 19 (+2)  dirty 11 (-6)  young 19 (+3)  changed +2 -0 D0 Y1
 good-basic-later.txt: source file
-  55d0c9b1e000-55d0c9b43000 rw-p [heap]
-    55d0c9b1e000-55d0c9b26000        8 Y_AUP__    1
-    55d0c9b26000-55d0c9b2e000        8 Y_AU___    1
+. 55d0c9b1e000-55d0c9b43000 rw-p [heap]
+.   55d0c9b1e000-55d0c9b26000        8 Y_AUP__    1
+.   55d0c9b26000-55d0c9b2e000        8 Y_AU___    1
 Y   55d0c9b32000-55d0c9b33000        1 Y___P__    1
 +   55d0c9b3c000-55d0c9b3e000        2 Y___P__    1" ""
 
@@ -157,19 +164,19 @@ cat >> "$tmp/want" <<'EOF'
 === frame 2
 total pages: resident 34 (-2)  dirty 17 (-9)  young 30 (+0)  changed +2 -4 D1 Y2
 good-basic-later.txt: source file
-  55d0c8a07000-55d0c8a09000 rw-p /usr/bin/cat
-    55d0c8a07000-55d0c8a08000        1 Y__UPD_    1
+. 55d0c8a07000-55d0c8a09000 rw-p /usr/bin/cat
+.   55d0c8a07000-55d0c8a08000        1 Y__UPD_    1
 Y   55d0c8a08000-55d0c8a09000        1 Y__U_DW    1
-  55d0c9b1e000-55d0c9b43000 rw-p [heap]
-    55d0c9b1e000-55d0c9b26000        8 Y_AUP__    1
-    55d0c9b26000-55d0c9b2e000        8 Y_AU___    1
+. 55d0c9b1e000-55d0c9b43000 rw-p [heap]
+.   55d0c9b1e000-55d0c9b26000        8 Y_AUP__    1
+.   55d0c9b26000-55d0c9b2e000        8 Y_AU___    1
 Y   55d0c9b32000-55d0c9b33000        1 Y___P__    1
 +   55d0c9b3c000-55d0c9b3e000        2 Y___P__    1
 - 7f3a1c000000-7f3a1c021000 rw-p [anon]
 -   7f3a1c000000-7f3a1c004000        4 YRAUPD_    1
-  7f3a1d000000-7f3a1d200000 r--s /tmp/my file (deleted)
+. 7f3a1d000000-7f3a1d200000 r--s /tmp/my file (deleted)
 D   7f3a1d000000-7f3a1d001000        1 __AUPD_    1
-    7f3a1d1ff000-7f3a1d200000        1 Y_AU___    2
+.   7f3a1d1ff000-7f3a1d200000        1 Y_AU___    2
 EOF
 expect changed_shows_changed_vmas 0 "$tmp/want" ""
 
@@ -346,8 +353,8 @@ if [ -z "$have_tmux" ]; then
 else
 	printf 'set -g status off\n' > "$tmp/tmux.conf"
 	result_diag=show_screen
-	first='  000000400000-000000401000 r--p /bin/demo'
-	last='    7ffcdf6ea000-7ffcdf6eb000        1 YR_____    3'
+	first='. 000000400000-000000401000 r--p /bin/demo'
+	last='.   7ffcdf6ea000-7ffcdf6eb000        1 YR_____    3'
 	status='Up/Down, PgUp/PgDn, Home/End scroll'
 
 	# The first screen: the title, then the frame's first lines; the
@@ -592,9 +599,9 @@ else
 		awk '/^=== frame / { n = $3 } n > 1' "$tmp/changed"
 	}
 	[ "$changed_rc" = 0 ] &&
-		frame 1 "$tmp/changed" | grep -Eq "^  0*$other-" &&
-		! later | grep -Eq "^[-+ ] 0*$other-" &&
-		later | grep -Eq "^  0*$anon-" &&
+		frame 1 "$tmp/changed" | grep -Eq "^\. 0*$other-" &&
+		! later | grep -Eq "^[-+.] 0*$other-" &&
+		later | grep -Eq "^\. 0*$anon-" &&
 		[ "$(marked + "$tmp/changed")" = "4 5 6 7" ]
 	result live_changed_only
 	[ "$changed_rc" = 0 ] || diag "$tmp/err-changed"
