@@ -8,8 +8,9 @@
 #
 #   plain           tinyconfig + pmaps.config; named patched-plain
 #   debug           the same plus debug.config (KASAN, lockdep, DEBUG_VM,
-#                   the hung-task and softlockup detectors);
-#                   named patched-debug
+#                   the hung-task and softlockup detectors, and the
+#                   multi-gen LRU with memcg: the only kernel whose A
+#                   and AGE come from generations); named patched-debug
 #   nopagemapcount  plain plus nopagemapcount.config: large folios without
 #                   per-page mapcounts, and numa.config: two NUMA nodes
 #                   when booted with QEMU_NUMA=1; named
