@@ -113,7 +113,7 @@ is "pmaps --color=a" "always auto"
 is "pmaps map --source " "auto file kernel module pagemap"
 # map --by: what a page is coloured by, and --numa that it needs
 is "pmaps map --b" "--by"
-is "pmaps map --by " "node size"
+is "pmaps map --by " "age node size"
 is "pmaps map --by=s" "size"
 is "pmaps map --nu" "--numa"
 has "pmaps -p sle" sleep

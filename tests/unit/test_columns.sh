@@ -211,9 +211,10 @@ for by in "" "--by size" "--by node"; do
 	columns "map_view${by:+_}${by#--by }" '^  [0-9a-f]*[0-9][0-9a-f]* ' 2 0
 done
 
-# watch: "   START-END COUNT FLAGS MAPCOUNT", the first frame unmarked
+# watch: "MARK   START-END COUNT FLAGS MAPCOUNT", the first frame's
+# marks all "." (nothing to compare with)
 run "$PMAPS" watch -n 1 -i 0.001 -f "$doc"
-columns watch_view '^    [0-9a-f]+-' 4 3 2="$tmp/count" 3="$tmp/flags" \
-	4="$tmp/mapcount"
+columns watch_view '^\.   [0-9a-f]+-' 5 4 3="$tmp/count" 4="$tmp/flags" \
+	5="$tmp/mapcount"
 
 tap_done
