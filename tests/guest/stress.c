@@ -838,8 +838,13 @@ static void reap_children(struct mutator *m)
 	pid_t pid;
 
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-		if (!WIFEXITED(status) || WEXITSTATUS(status))
+		if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 			m->st->child_failures++;
+			/* which child, and how, for the next one to read */
+			tap_diag("mutator's %s child %d: wait status %#x",
+				 pid == m->exec_child ? "exec'd" : "forked",
+				 (int)pid, status);
+		}
 		if (pid == m->exec_child) {
 			m->exec_child = 0;
 			if (m->published_exec_child)
