@@ -526,16 +526,19 @@ static void count_add(struct counts *sum, const struct counts *c)
 	sum->nr_vmas += c->nr_vmas;
 }
 
-/* Whether count k of n says anything: a lower bound of 0 does not. */
-static int count_known(const struct counts *n, int k)
+/*
+ * A count v that pages of unknown state may add to (unknown) is a lower
+ * bound: it says something only when it is not 0, and is marked
+ * PMAPS_AT_LEAST.  Every total, text or column, prints it by these two.
+ */
+static bool bound_known(unsigned long long v, bool unknown)
 {
-	return !(n->unknown & (1u << k)) || n->pages[k];
+	return !unknown || v;
 }
 
-/* What goes before count k of n: PMAPS_AT_LEAST for a lower bound. */
-static const char *lower_bound_mark(const struct counts *n, int k)
+static const char *bound_mark(bool unknown)
 {
-	return n->unknown & (1u << k) ? PMAPS_AT_LEAST : "";
+	return unknown ? PMAPS_AT_LEAST : "";
 }
 
 /* ---- per-document context ---- */
@@ -949,16 +952,18 @@ static void put_mapcount(struct vctx *c, long mapcount)
 static void put_counts(struct vctx *c, const struct counts *n)
 {
 	struct ob *o = c->o;
+	bool unknown;
 	int k;
 
 	for (k = 0; k < C_NR; k++) {
 		ob_str(o, "  ");
 		ob_str(o, count_names[k]);
 		ob_ch(o, ' ');
-		if (!count_known(n, k)) {
+		unknown = n->unknown & (1u << k);
+		if (!bound_known(n->pages[k], unknown)) {
 			ob_ch(o, '-');
 		} else {
-			ob_str(o, lower_bound_mark(n, k));
+			ob_str(o, bound_mark(unknown));
 			ob_human(o, n->pages[k] * c->psize, 0);
 		}
 		if (k == C_RESIDENT)
@@ -1080,7 +1085,7 @@ static void summary_kib(struct ob *o, int known, const char *mark,
 static void bound_col(struct ob *o, unsigned long long v, bool unknown,
 		      size_t w)
 {
-	summary_kib(o, !unknown || v, unknown ? PMAPS_AT_LEAST : "", v, w);
+	summary_kib(o, bound_known(v, unknown), bound_mark(unknown), v, w);
 }
 
 /*
