@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "guest.h"
+#include "lru_gen.h"
 #include "pmaps.h"
 #include "tap.h"
 
@@ -690,8 +691,6 @@ static bool thp_never(const char *knob)
 
 /* ---- A: what the kernel counts as active, on either LRU ---- */
 
-#define LRU_GEN_ENABLED		"/sys/kernel/mm/lru_gen/enabled"
-#define LRU_GEN_DEBUGFS		"/sys/kernel/debug/lru_gen"
 #define LRU_TEST_PAGES		64
 #define LRU_AGINGS		3
 
@@ -791,145 +790,6 @@ static bool expect_age(const char *what, const void *base, size_t pages,
 }
 
 /*
- * The multi-gen LRU's state: -1 not built in, else whether its core is
- * on (bit 0 of the mask, Documentation/admin-guide/mm/multigen_lru.rst).
- */
-static int lru_gen_state(void)
-{
-	unsigned int mask;
-	FILE *f = fopen(LRU_GEN_ENABLED, "r");
-	int n;
-
-	if (!f)
-		return -1;
-	n = fscanf(f, "%x", &mask);
-	fclose(f);
-	return n == 1 ? (int)(mask & 1) : -1;
-}
-
-/* Switch the multi-gen LRU on or off; the caller restores the old state. */
-static bool lru_gen_set(bool on)
-{
-	if (write_string(LRU_GEN_ENABLED, on ? "y" : "n"))
-		return false;
-	if (lru_gen_state() == on)
-		return true;
-	tap_diag("%s still %s after writing %s", LRU_GEN_ENABLED,
-		 on ? "off" : "on", on ? "y" : "n");
-	return false;
-}
-
-#define CGROUP_LINE_MAX		(PATH_MAX + 64)
-
-/*
- * This process's cgroup path as /sys/kernel/debug/lru_gen names its
- * memcg: "/" for the root, and without memcg ("memcg 0" with no path).
- */
-static void own_cgroup(char path[CGROUP_LINE_MAX])
-{
-	FILE *f = fopen("/proc/self/cgroup", "r");
-	char line[CGROUP_LINE_MAX];
-
-	strcpy(path, "/");
-	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, "0::", 3)) {
-			line[strcspn(line, "\n")] = '\0';
-			memmove(path, line + 3, strlen(line + 3) + 1);
-		}
-	if (f)
-		fclose(f);
-}
-
-/* Write "+ memcg_id node_id max_gen swappiness force_scan". */
-static bool lru_gen_age_node(unsigned int memcg_id, int node,
-			     unsigned long long max_seq)
-{
-	char cmd[128];
-	int fd = open(LRU_GEN_DEBUGFS, O_WRONLY);
-	ssize_t n = -1;
-
-	snprintf(cmd, sizeof(cmd), "+ %u %d %llu 1 1\n", memcg_id, node,
-		 max_seq);
-	if (fd >= 0) {
-		n = write(fd, cmd, strlen(cmd));
-		close(fd);
-	}
-	if (n == (ssize_t)strlen(cmd))
-		return true;
-	tap_diag("writing '%.*s' to %s: %s", (int)strlen(cmd) - 1, cmd,
-		 LRU_GEN_DEBUGFS, strerror(errno));
-	return false;
-}
-
-/*
- * Age this process's memcg once on every node: the command above makes a
- * new youngest generation after walking the page tables of the memcg's
- * processes, which moves each folio whose pte is young into the
- * generation that was youngest and clears the bit.  Swappiness 1 so that
- * anonymous folios are aged too (the guest has no swap), force_scan so
- * that no process is skipped.  The file lists "memcg ID PATH", " node N",
- * then one line per generation, oldest first, each starting with its seq.
- */
-static bool lru_gen_age(void)
-{
-	char path[CGROUP_LINE_MAX], line[CGROUP_LINE_MAX];
-	unsigned long long seq = 0;
-	unsigned int memcg_id = 0;
-	bool mine = false, have_seq = false, ok = true;
-	int node = -1, aged = 0;
-	FILE *f;
-
-	own_cgroup(path);
-	f = fopen(LRU_GEN_DEBUGFS, "r");
-	if (!f) {
-		tap_diag("%s: %s", LRU_GEN_DEBUGFS, strerror(errno));
-		return false;
-	}
-	for (;;) {
-		bool eof = !fgets(line, sizeof(line), f);
-		char *rest = line + strspn(line, " ");
-		bool gen_line = !eof && *rest >= '0' && *rest <= '9';
-
-		/* a node's last generation line held its max_seq */
-		if (have_seq && !gen_line) {
-			ok = lru_gen_age_node(memcg_id, node, seq) && ok;
-			aged++;
-			have_seq = false;
-		}
-		if (eof)
-			break;
-		line[strcspn(line, "\n")] = '\0';
-		if (!strncmp(line, "memcg ", 6)) {
-			memcg_id = strtoul(line + 6, &rest, 10);
-			rest += strspn(rest, " ");
-			mine = !strcmp(*rest ? rest : "/", path);
-		} else if (sscanf(line, " node %d", &node) == 1) {
-			have_seq = false;
-		} else if (mine && gen_line) {
-			seq = strtoull(rest, NULL, 10);
-			have_seq = true;
-		}
-	}
-	fclose(f);
-	if (!aged)
-		tap_diag("no generations of memcg %s in %s", path,
-			 LRU_GEN_DEBUGFS);
-	return ok && aged;
-}
-
-static bool mount_debugfs(void)
-{
-	if (!access(LRU_GEN_DEBUGFS, F_OK))
-		return true;
-	if (mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL) &&
-	    errno != EBUSY) {
-		tap_diag("mount debugfs: %s", strerror(errno));
-		return false;
-	}
-	return !access(LRU_GEN_DEBUGFS, F_OK);
-}
-
-/*
  * Under the multi-gen LRU, pages touched between agings stay in the two
  * youngest generations, which the kernel counts as active; pages left
  * alone through three agings fall behind them.  A must say so.
@@ -939,7 +799,6 @@ static enum outcome test_active_mglru_aging(void)
 	char *hot = map_anon(LRU_TEST_PAGES), *cold = map_anon(LRU_TEST_PAGES);
 	int was = lru_gen_state();
 	bool ok = true;
-	int i;
 
 	if (was < 0)
 		return skip("no multi-gen LRU in this kernel");
@@ -956,22 +815,7 @@ static enum outcome test_active_mglru_aging(void)
 			 PMAPS_ACTIVE, true) &&
 	     expect_age("hot, just written", hot, LRU_TEST_PAGES, 0, 1) &&
 	     expect_age("cold, just written", cold, LRU_TEST_PAGES, 0, 1);
-	for (i = 0; ok && i < LRU_AGINGS; i++) {
-		ok = lru_gen_age();
-		/*
-		 * The aging walk clears young bits without flushing the TLB
-		 * (ptep_test_and_clear_young()), and the MMU sets the bit
-		 * again only when it walks the page table, so an access
-		 * through a cached translation would leave it clear.
-		 * mprotect() flushes the range, as time and other work
-		 * would.
-		 */
-		ok = ok && !mprotect(hot, LRU_TEST_PAGES * page_size, PROT_READ) &&
-		     !mprotect(hot, LRU_TEST_PAGES * page_size,
-			       PROT_READ | PROT_WRITE);
-		write_pages(hot, 0, LRU_TEST_PAGES, 1);
-	}
-	drain_lru_batches();
+	ok = lru_gen_age_touching(hot, LRU_TEST_PAGES, LRU_AGINGS);
 	ok = ok && expect_flag("hot, written between agings", hot,
 			       LRU_TEST_PAGES, PMAPS_ACTIVE, true);
 	ok = expect_flag("cold, left alone through agings", cold,
