@@ -86,6 +86,7 @@ is "pmaps help " "core diff export heap map perf record top watch wss"
 is "pmaps --su" "--summary"
 is "pmaps --nu" "--numa"
 is "pmaps wss --c" "--cgroup --clear-refs --count"
+is "pmaps wss --a" "--ages --all"
 is "pmaps core -" "--help --json --tsv -h"
 lacks "pmaps top --" --color
 is "pmaps diff --ig" "--ignore-mapcount"

@@ -22,6 +22,12 @@
  *    young bits, and count those no longer idle at the end, plus pages
  *    that were not resident at the start.
  *
+ * With --ages, each VMA's resident pages at the end of the interval by
+ * MGLRU generation age (the NUMA files' AGE), beside the count: what the
+ * process touched, and how cold the rest has grown.  The text method reads
+ * them in the same read (its NUMA file); the others read the NUMA text of
+ * the first source that has one right after, and match VMAs by start.
+ *
  * The wait is a pselect() with SIGINT and SIGTERM unblocked only there, so
  * Ctrl-C ends it at once, without a race, and the interval so far is still
  * read and reported.
@@ -76,6 +82,9 @@ static const char wss_usage[] =
 "                          pagemap, smaps Referenced (pagemap cannot see\n"
 "                          young bits); auto, the first that works (default)\n"
 "  -a, --all               list every VMA, not only those with accessed pages\n"
+"      --ages              also each VMA's resident pages by MGLRU age at the\n"
+"                          end of the interval (Age0 the youngest; Age? the\n"
+"                          pages whose age the source cannot tell)\n"
 "      --cgroup PATH       every process of cgroup v2 PATH and the cgroups\n"
 "                          below it (relative to the cgroup2 mount), one\n"
 "                          row each; one that ends during an interval is\n"
@@ -103,12 +112,14 @@ struct wss_opts {
 	unsigned long count;		/* 0: until interrupted */
 	bool clear_refs;
 	bool all;
+	bool ages;			/* --ages */
 	enum pmaps_source source;
 };
 
 /* One VMA's numbers in one interval, in pages. */
 struct vma_count {
 	unsigned long long resident, accessed;
+	struct pmaps_ages ages;		/* --ages: resident pages by age */
 };
 
 /* What one interval found: VMAs and their counts, index for index. */
@@ -152,7 +163,7 @@ static void on_stop_signal(int sig)
 	stop_signal = sig;
 }
 
-enum { OPT_CLEAR_REFS = 256, OPT_SOURCE, OPT_CGROUP };
+enum { OPT_CLEAR_REFS = 256, OPT_SOURCE, OPT_CGROUP, OPT_AGES };
 
 static const struct option wss_options[] = {
 	{ "interval",	required_argument, NULL, 'i' },
@@ -160,6 +171,7 @@ static const struct option wss_options[] = {
 	{ "clear-refs",	no_argument,	   NULL, OPT_CLEAR_REFS },
 	{ "source",	required_argument, NULL, OPT_SOURCE },
 	{ "all",	no_argument,	   NULL, 'a' },
+	{ "ages",	no_argument,	   NULL, OPT_AGES },
 	{ "cgroup",	required_argument, NULL, OPT_CGROUP },
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -203,6 +215,9 @@ static int parse_args(int argc, char **argv, struct wss_opts *o)
 		case 'a':
 			o->all = true;
 			break;
+		case OPT_AGES:
+			o->ages = true;
+			break;
 		case OPT_CGROUP:
 			if (o->group)
 				return pmaps_cmd_usage_error("wss",
@@ -223,9 +238,10 @@ static int parse_args(int argc, char **argv, struct wss_opts *o)
 			return pmaps_cmd_usage_error("wss",
 				"expected --cgroup PATH alone, without a PID, got '%s'",
 				argv[optind]);
-		if (o->all)
+		if (o->all || o->ages)
 			return pmaps_cmd_usage_error("wss",
-				"--all lists VMAs, and --cgroup shows a row per process: expected one of them");
+				"--%s lists VMAs, and --cgroup shows a row per process: expected one of them",
+				o->all ? "all" : "ages");
 		return -1;
 	}
 	if (optind == argc)
@@ -340,6 +356,8 @@ static int read_text(struct wss *w, struct result *r)
 			const struct pmaps_range *g = &v->ranges[j];
 
 			r->counts[i].resident += g->count;
+			if (w->o.ages)
+				pmaps_ages_add(&r->counts[i].ages, g);
 			/* a '?' letter is not known to be set */
 			if (g->flags & ~g->unknown & accessed)
 				r->counts[i].accessed += g->count;
@@ -773,18 +791,48 @@ static int address_width(const struct pmaps_map *m)
 	return w;
 }
 
+/*
+ * --ages: " Age0 ... Age?" columns, the ages shown of all VMAs.  A known
+ * age's count is a lower bound where some pages' age is '?', as every
+ * total with unknowns is.
+ */
+static void print_ages(const struct pmaps_ages *a, int shown, int width)
+{
+	char num[PMAPS_BOUND_LEN];
+	int k;
+
+	for (k = 0; k < shown; k++) {
+		pmaps_format_bound(num, a->pages[k], a->unknown != 0);
+		printf(" %*s", width, num);
+	}
+	printf(" %*llu", width, a->unknown);
+}
+
 static void print_result(const struct wss *w, const struct result *r,
 			 unsigned long nr, struct timespec took,
 			 bool interrupted)
 {
 	unsigned long long resident = 0, accessed = 0;
-	int aw = address_width(&r->map);
+	struct pmaps_ages ages = { { 0 }, 0 };
+	int aw = address_width(&r->map), shown = 0, k;
+	char name[16];
 	size_t i;
 
+	for (i = 0; w->o.ages && i < r->map.nr_vmas; i++)
+		pmaps_ages_sum(&ages, &r->counts[i].ages);
+	if (w->o.ages)
+		shown = pmaps_ages_shown(&ages);
 	printf("interval %lu: %lld.%03ld s%s\n", nr, (long long)took.tv_sec,
 	       took.tv_nsec / 1000000, interrupted ? " (interrupted)" : "");
-	printf("%-*s %-4s %10s %10s %14s %s\n", 2 * aw + 1, "START-END",
-	       "PERM", "RESIDENT", "ACCESSED", "BYTES", "NAME");
+	printf("%-*s %-4s %10s %10s %14s", 2 * aw + 1, "START-END",
+	       "PERM", "RESIDENT", "ACCESSED", "BYTES");
+	for (k = 0; k < shown; k++) {
+		snprintf(name, sizeof(name), "AGE%d", k);
+		printf(" %12s", name);
+	}
+	if (w->o.ages)
+		printf(" %12s", "AGE?");
+	fputs(" NAME\n", stdout);
 	for (i = 0; i < r->map.nr_vmas; i++) {
 		const struct pmaps_vma *v = &r->map.vmas[i];
 		const struct vma_count *c = &r->counts[i];
@@ -793,16 +841,54 @@ static void print_result(const struct wss *w, const struct result *r,
 		accessed += c->accessed;
 		if (!c->accessed && !w->o.all)
 			continue;
-		printf("%0*llx-%0*llx %.4s %10llu %10llu %14llu %s\n", aw,
+		printf("%0*llx-%0*llx %.4s %10llu %10llu %14llu", aw,
 		       v->start, aw, v->end, v->perms, c->resident,
-		       c->accessed, c->accessed * w->psize,
-		       v->name[0] ? v->name : "[anon]");
+		       c->accessed, c->accessed * w->psize);
+		if (w->o.ages)
+			print_ages(&c->ages, shown, 12);
+		printf(" %s\n", v->name[0] ? v->name : "[anon]");
 	}
-	printf("%-*s %-4s %10llu %10llu %14llu\n", 2 * aw + 1, "total", "",
+	printf("%-*s %-4s %10llu %10llu %14llu", 2 * aw + 1, "total", "",
 	       resident, accessed, accessed * w->psize);
+	if (w->o.ages)
+		print_ages(&ages, shown, 12);
+	putchar('\n');
 	if (r->untracked)
 		printf("untracked: %llu resident %s could not be marked idle (not on an LRU list)\n",
 		       r->untracked, r->untracked == 1 ? "page" : "pages");
+}
+
+/*
+ * --ages for the methods that do not read a text: the NUMA text of the
+ * first source that has one (with the pagemap source every AGE is '?'),
+ * read right after the count.  A VMA that is not in it, or not the same,
+ * has its resident pages at age '?'.
+ */
+static int count_ages(struct wss *w, struct result *r)
+{
+	struct pmaps_doc doc = { 0 };
+	size_t i, j = 0, k;
+
+	if (pmaps_load_pid(w->o.pid, PMAPS_SRC_AUTO, &doc, w->err,
+			   sizeof(w->err)))
+		return PMAPS_ERR_TARGET;
+	for (i = 0; i < r->map.nr_vmas; i++) {
+		const struct pmaps_vma *v = &r->map.vmas[i];
+		struct vma_count *c = &r->counts[i];
+
+		while (j < doc.map.nr_vmas && doc.map.vmas[j].end <= v->start)
+			j++;
+		if (j < doc.map.nr_vmas && doc.map.vmas[j].start == v->start &&
+		    doc.map.vmas[j].end == v->end) {
+			for (k = 0; k < doc.map.vmas[j].nr_ranges; k++)
+				pmaps_ages_add(&c->ages,
+					       &doc.map.vmas[j].ranges[k]);
+		} else {
+			c->ages.unknown += c->resident;
+		}
+	}
+	pmaps_doc_free(&doc);
+	return PMAPS_OK;
 }
 
 /* Forget what w's process accessed: the start of an interval. */
@@ -814,14 +900,19 @@ static int interval_begin(struct wss *w)
 /* What w's process accessed since interval_begin(). */
 static int interval_end(struct wss *w, struct result *r)
 {
+	int ret;
+
 	switch (w->method) {
 	case METHOD_TEXT:
 		return read_text(w, r);
 	case METHOD_SMAPS:
-		return read_smaps(w, r);
+		ret = read_smaps(w, r);
+		break;
 	default:
-		return idle_end(w, r);
+		ret = idle_end(w, r);
+		break;
 	}
+	return ret || !w->o.ages ? ret : count_ages(w, r);
 }
 
 static int write_out(void)
@@ -1080,6 +1171,8 @@ int pmaps_cmd_wss(int argc, char **argv)
 			goto out;
 		}
 	} else {
+		/* AGE is in the NUMA files */
+		pmaps_source_numa = w->o.ages;
 		ret = choose_method(w);
 		if (ret)
 			goto out;

@@ -3,7 +3,8 @@
  * Guest tests of pmaps wss: the working-set estimate for a process that
  * keeps reading 8 of its 64 MiB, measured from the module's young bits
  * after clear_refs, from smaps Referenced (--source=pagemap) on the same
- * kernel, and with idle page tracking where the kernel has it.
+ * kernel, and with idle page tracking where the kernel has it; and the
+ * resident pages by MGLRU age (--ages) of pages the test ages itself.
  *
  *   wss_test [test_name...]
  *
@@ -14,12 +15,15 @@
 #include <sys/stat.h>
 
 #include "guest.h"
+#include "lru_gen.h"
 
 #define DEFAULT_CLI		"/bin/pmaps"
 #define TEST_TIMEOUT_SEC	120
 #define IDLE_BITMAP		"/sys/kernel/mm/page_idle/bitmap"
 #define MAPPED			(64UL << 20)
 #define WORKING			(8UL << 20)
+#define AGES_PAGES		64
+#define AGINGS			3
 
 /*
  * The target: MAPPED bytes between guards, no THP (its young bit would
@@ -270,12 +274,183 @@ static enum outcome test_no_idle_needs_clear_refs(void)
 	return needs_clear_refs(NULL, "measuring needs --clear-refs");
 }
 
+/* ---- --ages ---- */
+
+/* A row of pmaps wss --ages: RESIDENT, then AGE0 to AGE3 and AGE?. */
+struct ages_row {
+	unsigned long long resident;
+	char age[5][24];
+};
+
+/*
+ * The row of [base, base + pages) in out; the header must list AGE0 to
+ * AGE3 and AGE?, as no page here can be older than the kernel's four
+ * generations.
+ */
+static bool find_ages_row(const struct text *out, const char *base,
+			  size_t pages, struct ages_row *row)
+{
+	unsigned long long lo = (uintptr_t)base, hi = lo + pages * page_size;
+	const char *p = out->data, *end = out->data + out->len;
+	bool header = false, found = false;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		unsigned long long start, stop, accessed, bytes;
+		char line[512], perms[5];
+		struct ages_row r;
+		size_t len = (size_t)((nl ? nl : end) - p);
+
+		snprintf(line, sizeof(line), "%.*s", (int)len, p);
+		p = nl ? nl + 1 : end;
+		if (strstr(line, "START-END") &&
+		    strstr(line, " AGE0 ") && strstr(line, " AGE3 ") &&
+		    strstr(line, " AGE? NAME") && !strstr(line, "AGE4"))
+			header = true;
+		if (sscanf(line, "%llx-%llx %4s %llu %llu %llu %23s %23s %23s %23s %23s",
+			   &start, &stop, perms, &r.resident, &accessed,
+			   &bytes, r.age[0], r.age[1], r.age[2], r.age[3],
+			   r.age[4]) == 11 &&
+		    start == lo && stop == hi) {
+			*row = r;
+			found = true;
+			tap_diag("row: %s", line);
+		}
+	}
+	tap_check(header, "no header with AGE0 to AGE3 and AGE?");
+	tap_check(found, "no row for %llx-%llx", lo, hi);
+	return header && found;
+}
+
+/*
+ * pmaps wss --clear-refs --source=module --ages -a on this process: its
+ * rows of hot and cold, each pages long.
+ */
+static bool wss_ages_of_self(const char *hot, const char *cold, size_t pages,
+			     struct ages_row *hot_row,
+			     struct ages_row *cold_row)
+{
+	const char *cli = getenv("PMAPS_CLI");
+	struct text out = { 0 };
+	char pid_arg[24];
+	char *argv[] = { (char *)(cli && *cli ? cli : DEFAULT_CLI), "wss",
+			 "--clear-refs", "--source=module", "--ages", "-a",
+			 "-i", "0.1", pid_arg, NULL };
+	int status;
+	bool ok;
+
+	snprintf(pid_arg, sizeof(pid_arg), "%d", (int)getpid());
+	status = run_capture(argv, &out);
+	tap_check(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		  "pmaps wss: wait status %#x, expected exit 0", status);
+	ok = !tap_failed_checks &&
+	     find_ages_row(&out, hot, pages, hot_row) &&
+	     find_ages_row(&out, cold, pages, cold_row);
+	if (!ok)
+		show_output(&out);
+	text_free(&out);
+	return ok;
+}
+
+/* Every resident page of row at age want, none at another or '?'. */
+static bool all_at_age(const char *what, const struct ages_row *row,
+		       int want, size_t pages)
+{
+	char count[24];
+	int k;
+	bool ok = row->resident == pages;
+
+	snprintf(count, sizeof(count), "%zu", pages);
+	for (k = 0; k < 5; k++)
+		ok = ok && !strcmp(row->age[k], k == want ? count : "0");
+	if (!ok)
+		tap_diag("%s: RESIDENT %llu, AGE0-3 %s %s %s %s, AGE? %s; expected all %zu at age %d",
+			 what, row->resident, row->age[0], row->age[1],
+			 row->age[2], row->age[3], row->age[4], pages, want);
+	return ok;
+}
+
+/*
+ * Under the multi-gen LRU, pages written between three agings stay in
+ * the second youngest generation, pages left alone fall to the oldest
+ * (see pmaps_test's test_active_mglru_aging, which checks the module's
+ * AGE itself against the same sequence): --ages must count each VMA's
+ * pages at those ages.
+ */
+static enum outcome test_ages_mglru(void)
+{
+	size_t len = AGES_PAGES * page_size;
+	char *hot, *cold;
+	struct ages_row hot_row, cold_row;
+	int was = lru_gen_state();
+	bool ok;
+
+	if (was < 0)
+		return skip("no multi-gen LRU in this kernel");
+	if (!mount_debugfs())
+		return skip("no %s", LRU_GEN_DEBUGFS);
+	hot = map_between_guards(len, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	cold = map_between_guards(len, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (!hot || !cold || no_thp(hot, len) || no_thp(cold, len) ||
+	    (!was && !lru_gen_set(true)))
+		return FAIL;
+	memset(hot, 1, len);
+	memset(cold, 1, len);
+	drain_lru_batches();
+	ok = lru_gen_age_touching(hot, AGES_PAGES, AGINGS) &&
+	     wss_ages_of_self(hot, cold, AGES_PAGES, &hot_row, &cold_row);
+	ok = ok && all_at_age("hot, written between agings", &hot_row, 1,
+			      AGES_PAGES);
+	ok = ok && all_at_age("cold, left alone through agings", &cold_row,
+			      AGINGS, AGES_PAGES);
+	if (!was)
+		ok = lru_gen_set(false) && ok;
+	return ok ? PASS : FAIL;
+}
+
+/*
+ * On the classic LRU no page has an age: every resident page is counted
+ * at AGE '?', and no known age as a count (a lower bound of 0 is "-").
+ */
+static enum outcome test_ages_unknown_on_classic_lru(void)
+{
+	size_t len = AGES_PAGES * page_size;
+	struct ages_row row, same;
+	char count[24];
+	int was = lru_gen_state(), k;
+	char *p;
+	bool ok;
+
+	p = map_between_guards(len, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (!p || no_thp(p, len) || (was == 1 && !lru_gen_set(false)))
+		return FAIL;
+	memset(p, 1, len);
+	drain_lru_batches();
+	ok = wss_ages_of_self(p, p, AGES_PAGES, &row, &same);
+	snprintf(count, sizeof(count), "%d", AGES_PAGES);
+	for (k = 0; ok && k < 4; k++)
+		ok = !strcmp(row.age[k], "-");
+	ok = ok && row.resident == AGES_PAGES && !strcmp(row.age[4], count);
+	if (!ok)
+		tap_diag("RESIDENT %llu, AGE0-3 %s %s %s %s, AGE? %s; expected AGE0-3 '-' and all %d at '?'",
+			 row.resident, row.age[0], row.age[1], row.age[2],
+			 row.age[3], row.age[4], AGES_PAGES);
+	if (was == 1)
+		ok = lru_gen_set(true) && ok;
+	return ok ? PASS : FAIL;
+}
+
 static const struct test_case tests[] = {
 	TEST(test_module_estimate),
 	TEST(test_smaps_estimate),
 	TEST(test_idle_estimate),
 	TEST(test_module_needs_clear_refs),
 	TEST(test_no_idle_needs_clear_refs),
+	TEST(test_ages_mglru),
+	TEST(test_ages_unknown_on_classic_lru),
 };
 
 int main(int argc, char **argv)

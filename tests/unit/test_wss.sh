@@ -319,7 +319,7 @@ intervals_ok() {
 
 process_tests="estimate_is_working_set interrupt_reports_interval
 	title_names_smaps_method total_covers_mapping repeated_intervals
-	all_lists_untouched_vmas target_gone_exit_1"
+	all_lists_untouched_vmas ages_unknown_from_pagemap target_gone_exit_1"
 
 if ! start_target; then
 	diag "$tmp/err"
@@ -388,6 +388,30 @@ else
 		grep -q "^0*$guard_lo-0*$lo ---p  *0  *0  *0 \[anon\]$" \
 			"$tmp/out"
 	result all_lists_untouched_vmas
+
+	# The pagemap source has no AGE (kpageflags has no generation): with
+	# --ages every resident page is of age '?', and no known age is
+	# printed as a count, only "-".  Columns: START-END PERM RESIDENT
+	# ACCESSED BYTES AGE0..AGE3 AGE? NAME, the total row without NAME.
+	run "$PMAPS" wss --clear-refs --source=pagemap --ages -a -i 0.2 \
+		"$target_pid"
+	[ "$rc" = 0 ] && [ ! -s "$tmp/err" ] &&
+	awk '
+		$1 == "START-END" { head = ($6 $7 $8 $9 $10 $11 == "AGE0AGE1AGE2AGE3AGE?NAME") }
+		$1 ~ /^[0-9a-f]+-[0-9a-f]+$/ || $1 == "total" {
+			c = $1 == "total" ? 1 : 0	# no PERM: one column fewer
+			rows++
+			known = ""
+			for (k = 6 - c; k <= 9 - c; k++)
+				known = known $k
+			if ($(10 - c) != $(3 - c) ||
+			    ($(3 - c) > 0 && known != "----") ||
+			    ($1 == "total" && $2 < 16384)) {
+				print "# wrong row: " $0; bad = 1
+			}
+		}
+		END { exit !(head && rows > 2 && !bad) }' "$tmp/out"
+	result ages_unknown_from_pagemap
 
 	# The target ends during the wait.
 	"$PMAPS" wss --clear-refs -i 600.0 "$target_pid" \

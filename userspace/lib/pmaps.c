@@ -922,6 +922,23 @@ size_t pmaps_format_age(int age, char out[21])
 	return pmaps_format_node(age, out);
 }
 
+size_t pmaps_format_bound(char *out, unsigned long long v, bool unknown)
+{
+	size_t n = 0;
+
+	if (unknown && !v) {
+		strcpy(out, "-");
+		return 1;
+	}
+	if (unknown) {
+		memcpy(out, PMAPS_AT_LEAST, sizeof(PMAPS_AT_LEAST) - 1);
+		n = sizeof(PMAPS_AT_LEAST) - 1;
+	}
+	n += pmaps_format_udec(out + n, v);
+	out[n] = '\0';
+	return n;
+}
+
 void pmaps_ages_add(struct pmaps_ages *a, const struct pmaps_range *r)
 {
 	if (r->age >= 0 && r->age <= PMAPS_AGE_MAX)

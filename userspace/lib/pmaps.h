@@ -215,6 +215,13 @@ enum pmaps_dirtiness pmaps_range_dirtiness(const struct pmaps_range *r);
  * nothing known to count prints "-".
  */
 #define PMAPS_AT_LEAST	">="
+/*
+ * A count v that pages of unknown state may add to (unknown) as every
+ * total prints it, NUL-terminated: v, ">=v", or "-" when v is 0 and
+ * unknowns exist.  Returns the length.  Room: PMAPS_BOUND_LEN bytes.
+ */
+#define PMAPS_BOUND_LEN	(sizeof(PMAPS_AT_LEAST) + 20)
+size_t pmaps_format_bound(char *out, unsigned long long v, bool unknown);
 
 /* Format flags as 7 letters plus NUL, '_' for clear, '?' for unknown. */
 void pmaps_format_flags(unsigned int flags, unsigned int unknown,
