@@ -27,6 +27,14 @@
  * (and any older age counted) and "unknown" for '?', which is never
  * counted at a known age; its samples add up to pmaps_resident_bytes.
  *
+ * Resident memory by folio, where the document has KB (--numa): one more
+ * family, pmaps_folio_bytes, per kind with a label folio, in the words
+ * every view uses (pmaps_folio_kind_name(): "small", "mTHP", "thp", ...)
+ * and "unknown" for a KB of '?'.  KB alone cannot tell a hugetlb page
+ * from a thp of its size: a VMA is "hugetlb" by its page size as
+ * pmaps_huge_read() finds it, and where that is not known, a large folio
+ * of it is "unknown".  Its samples add up to pmaps_resident_bytes too.
+ *
  * The text also parses as the Prometheus text format 0.0.4 that
  * node_exporter reads: only gauges, and "# UNIT" and "# EOF" are comments
  * there.
@@ -63,7 +71,10 @@ static const char export_usage[] =
 "                        pte-dirty and shared samples, one sample per NUMA\n"
 "                        node, from the NUMA files (see pmaps --numa); with\n"
 "                        AGE there, pmaps_age_bytes: resident bytes per\n"
-"                        kind labelled age, 0 to 3 or unknown\n"
+"                        kind labelled age, 0 to 3 or unknown; and\n"
+"                        pmaps_folio_bytes: resident bytes per kind\n"
+"                        labelled folio: small, mTHP, thp, hugetlb, ...\n"
+"                        or unknown, as the views name folios\n"
 "      --file-names      a file label on file and shmem samples, one sample\n"
 "                        per file: as many series as mapped files\n"
 "  -o, --output FILE     write FILE.tmp, then rename it to FILE, so that a\n"
@@ -136,6 +147,8 @@ struct bucket {
 	unsigned int unknown;	/* bit per quantity */
 	size_t nr_ranges;
 	struct pmaps_ages ages;	/* pages; in the buckets of no node */
+	/* pages per pmaps_folio_kind, likewise; [UNKNOWN] for '?' */
+	unsigned long long folio[PMAPS_FOLIO_HUGE_ZERO + 1];
 };
 
 struct proc {
@@ -312,6 +325,19 @@ static int bucket_cmp(const void *x, const void *y)
 	return (a->node > b->node) - (a->node < b->node);
 }
 
+/* The folio kind of r's pages in a VMA that is hugetlb (1), not (0), or -1. */
+static enum pmaps_folio_kind folio_of(const struct pmaps_range *r,
+				      int hugetlb, unsigned long long psize)
+{
+	enum pmaps_folio_kind kind = pmaps_folio_kind(r->kb, psize);
+
+	if (hugetlb > 0)
+		return PMAPS_FOLIO_HUGETLB;
+	if (hugetlb < 0 && kind != PMAPS_FOLIO_BASE)
+		return PMAPS_FOLIO_UNKNOWN;
+	return kind;
+}
+
 /*
  * Sum the document of p into its buckets, in bucket_cmp() order; the huge pages are read from
  * the live process.  0, or -1 when out of memory.
@@ -343,11 +369,16 @@ static int count_proc(struct proc *p, bool file_names)
 		else
 			b->bytes[Q_SWAPPED] +=
 				(unsigned long long)v->swapped * psize;
+		/* hugetlb: 1, not: 0, not known: -1 */
+		int hugetlb = -1;
+
 		if (huge_known && !pmaps_huge_read(&hg, v->start, v->end, &hv,
-						   err, sizeof(err)))
+						   err, sizeof(err))) {
 			b->bytes[Q_HUGE] += hv.huge_bytes;
-		else
+			hugetlb = hv.page_size > psize;
+		} else {
 			b->unknown |= 1u << Q_HUGE;
+		}
 		pmaps_huge_vma_free(&hv);
 		for (j = 0; j < v->nr_ranges; j++) {
 			const struct pmaps_range *r = &v->ranges[j];
@@ -361,6 +392,7 @@ static int count_proc(struct proc *p, bool file_names)
 			b = node < 0 ? rb : bucket_of(p, kind, -1, file);
 			count_range(rb, r, psize);
 			pmaps_ages_add(&b->ages, r);
+			b->folio[folio_of(r, hugetlb, psize)] += r->count;
 		}
 	}
 	if (huge_known)
@@ -416,18 +448,21 @@ static bool in_family(const struct proc *p, const struct bucket *b,
 	return b->node >= 0 || !p->has_nodes || b->nr_ranges;
 }
 
-/* One sample of b: node -1 and age NULL for no such label. */
+/*
+ * One sample of b: node -1 for no node label; label NULL for no further
+ * label, else label="value" (age, folio).
+ */
 static void put_sample(FILE *out, const char *name, const struct proc *p,
-		       const struct bucket *b, int node, const char *age,
-		       unsigned long long bytes)
+		       const struct bucket *b, int node, const char *label,
+		       const char *value, unsigned long long bytes)
 {
 	fprintf(out, "%s_bytes{pid=\"%d\",comm=\"", name, p->doc.pid);
 	put_label_value(out, p->comm);
 	fprintf(out, "\",kind=\"%s\"", pmaps_kind_names[b->kind]);
 	if (node >= 0)
 		fprintf(out, ",node=\"%d\"", node);
-	if (age)
-		fprintf(out, ",age=\"%s\"", age);
+	if (label)
+		fprintf(out, ",%s=\"%s\"", label, value);
 	if (b->file) {
 		fputs(",file=\"", out);
 		put_label_value(out, b->file);
@@ -455,7 +490,7 @@ static void put_family(FILE *out, enum quantity q, const struct proc *procs,
 				continue;
 			put_sample(out, f->name, p, b,
 				   b->node >= 0 && q < Q_PER_RANGE ? b->node : -1,
-				   NULL, b->bytes[q]);
+				   NULL, NULL, b->bytes[q]);
 		}
 	}
 }
@@ -494,11 +529,53 @@ static void put_age_family(FILE *out, const struct proc *procs, size_t nr)
 				continue;
 			for (k = 0; k < pmaps_ages_shown(&b->ages); k++) {
 				snprintf(age, sizeof(age), "%d", k);
-				put_sample(out, "pmaps_age", p, b, -1, age,
-					   b->ages.pages[k] * psize);
+				put_sample(out, "pmaps_age", p, b, -1, "age",
+					   age, b->ages.pages[k] * psize);
 			}
-			put_sample(out, "pmaps_age", p, b, -1, "unknown",
+			put_sample(out, "pmaps_age", p, b, -1, "age", "unknown",
 				   b->ages.unknown * psize);
+		}
+	}
+}
+
+/* pmaps_folio_bytes: see the top of the file. */
+static void put_folio_family(FILE *out, const struct proc *procs, size_t nr)
+{
+	unsigned long long psize = pmaps_page_size(), pages;
+	bool any = false;
+	size_t i, j;
+	int k;
+
+	for (i = 0; i < nr; i++)
+		any |= procs[i].doc.map.numa;
+	if (!any)
+		return;
+	fputs("# TYPE pmaps_folio_bytes gauge\n"
+	      "# UNIT pmaps_folio_bytes bytes\n"
+	      "# HELP pmaps_folio_bytes Resident memory by the size of its folio: small (one page), mTHP (larger, below PMD size), thp (PMD size), pud, folio-other, hugetlb, unknown where the size is not known.\n",
+	      out);
+	for (i = 0; i < nr; i++) {
+		const struct proc *p = &procs[i];
+
+		if (!p->doc.map.numa)
+			continue;
+		for (j = 0; j < p->nr_buckets; j++) {
+			const struct bucket *b = &p->buckets[j];
+
+			for (pages = 0, k = 0; k <= PMAPS_FOLIO_HUGE_ZERO; k++)
+				pages += b->folio[k];
+			/* as pmaps_resident_bytes: no sample without pages */
+			if (b->node >= 0 || !pages)
+				continue;
+			for (k = 0; k <= PMAPS_FOLIO_HUGE_ZERO; k++) {
+				/* the common kinds always, the rarer with pages */
+				if (k > PMAPS_FOLIO_THP && !b->folio[k])
+					continue;
+				put_sample(out, "pmaps_folio", p, b, -1, "folio",
+					   k == PMAPS_FOLIO_UNKNOWN ? "unknown" :
+					   pmaps_folio_kind_name((enum pmaps_folio_kind)k),
+					   b->folio[k] * psize);
+			}
 		}
 	}
 }
@@ -510,6 +587,7 @@ static void put_openmetrics(FILE *out, const struct proc *procs, size_t nr)
 	for (q = 0; q < Q_NR; q++)
 		put_family(out, (enum quantity)q, procs, nr);
 	put_age_family(out, procs, nr);
+	put_folio_family(out, procs, nr);
 	fputs("# EOF\n", out);
 }
 

@@ -27,6 +27,7 @@ trap 'exit 1' HUP INT TERM
 tests="parses_as_openmetrics families_are_gauges_in_bytes ends_with_eof
 	sums_match_summary kinds_of_target comm_escaped no_address_labels
 	file_names_only_when_asked numa_node_labels numa_age_family
+	numa_folio_family
 	output_file_renamed
 	output_file_error
 	missing_pid_still_writes usage_errors help_lists_export"
@@ -62,7 +63,7 @@ cat > "$tmp/target.c" <<'EOF'
 int main(int argc, char **argv)
 {
 	long ps = sysconf(_SC_PAGESIZE), i;
-	char *anon, *shm, *file, *heap;
+	char *anon, *shm, *file, *heap, *thp;
 	volatile char sum = 0;
 	int fd;
 
@@ -80,8 +81,15 @@ int main(int argc, char **argv)
 	file = fd < 0 ? MAP_FAILED :
 	       mmap(NULL, 4 * ps, PROT_READ, MAP_PRIVATE, fd, 0);
 	heap = malloc(4 * ps);
-	if (shm == MAP_FAILED || file == MAP_FAILED || !heap)
+	/* a PMD-sized (2 MiB) thp where the kernel gives one */
+	thp = mmap(NULL, 4 << 20, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (shm == MAP_FAILED || file == MAP_FAILED || !heap ||
+	    thp == MAP_FAILED)
 		return 1;
+	thp = (char *)(((unsigned long)thp + (2 << 20) - 1) & ~((2UL << 20) - 1));
+	madvise(thp, 2 << 20, MADV_HUGEPAGE);
+	memset(thp, 4, 2 << 20);
 	memset(anon, 1, 16 * ps);
 	memset(shm, 2, 8 * ps);
 	memset(heap, 3, 4 * ps);
@@ -108,7 +116,7 @@ read -r anon_addr psize < "$tmp/layout"
 kill -STOP "$target_pid"
 
 # parse FILE: each sample as "family<TAB>pid<TAB>comm<TAB>kind<TAB>file<TAB>
-# value<TAB>label names<TAB>node<TAB>age" into FILE.samples, each family as "name type unit" into
+# value<TAB>label names<TAB>node<TAB>age<TAB>folio" into FILE.samples, each family as "name type unit" into
 # FILE.families; false, with the parser's message, if it does not parse.
 parse() {
 	"$py" - "$1" > "$1.parsed" 2> "$1.perr" <<'EOF'
@@ -119,10 +127,10 @@ for f in text_string_to_metric_families(text):
     print("F\t%s\t%s\t%s" % (f.name, f.type, f.unit))
     for s in f.samples:
         l = s.labels
-        print("S\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s" % (f.name,
+        print("S\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s" % (f.name,
               l.get("pid"), l.get("comm"), l.get("kind"), l.get("file", ""),
               int(s.value), ",".join(sorted(l)), l.get("node", ""),
-              l.get("age", "")))
+              l.get("age", ""), l.get("folio", "")))
 EOF
 	st=$?
 	grep '^F' "$1.parsed" | cut -f2- > "$1.families"
@@ -270,8 +278,40 @@ if $parsed; then
 			}' "$tmp/numa.samples" &&
 		! grep -q '^pmaps_age' "$tmp/om.families"
 	result numa_age_family
+
+	# pmaps_folio_bytes: per kind its samples add up to the resident
+	# bytes, and its thp ones to what smaps_rollup counts in PMD-mapped
+	# folios (the target's thp is mapped whole, its other pages small);
+	# where THP is not "never", the target has one.
+	rollup_kb() {
+		awk -v k="$1:" '$1 == k { print $2 }' "/proc/$target_pid/smaps_rollup"
+	}
+	pmd_bytes=$((($(rollup_kb AnonHugePages) + $(rollup_kb ShmemPmdMapped) + $(rollup_kb FilePmdMapped)) * 1024))
+	thp_mode=$(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)
+	echo "# smaps_rollup PMD-mapped: $pmd_bytes bytes; THP: ${thp_mode:-none}"
+	awk -F '\t' '$1 ~ /^pmaps_folio(_bytes)?$/ && $2 == "gauge" &&
+		$3 == "bytes" { f = 1 } END { exit !f }' "$tmp/numa.families" &&
+		awk -F '\t' -v pmd="$pmd_bytes" -v need_thp="$(case $thp_mode in
+			''|*'[never]'*) echo 0 ;; *) echo 1 ;; esac)" '
+			$1 == "pmaps_resident_bytes" { res[$4] += $6 }
+			$1 == "pmaps_folio_bytes" {
+				if ($7 != "comm,folio,kind,pid" || $8 != "") bad = 1
+				sum[$4] += $6
+				if ($10 == "thp") thp += $6
+				seen[$10] = 1
+			}
+			END {
+				for (k in res) if (sum[k] != res[k]) bad = 1
+				for (k in sum) if (!(k in res)) bad = 1
+				if (!seen["small"] || !seen["thp"] || !seen["mTHP"] || !seen["unknown"]) bad = 1
+				if (thp != pmd || (need_thp && !thp)) bad = 1
+				exit bad
+			}' "$tmp/numa.samples" &&
+		! grep -q '^pmaps_folio' "$tmp/om.families"
+	result numa_folio_family
 else
-	lacks "python3-prometheus-client" numa_node_labels numa_age_family
+	lacks "python3-prometheus-client" numa_node_labels numa_age_family \
+		numa_folio_family
 fi
 
 mkdir "$tmp/textfile"
