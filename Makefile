@@ -14,6 +14,8 @@
 # make kernel-check    apply patches/, build, boot and check the kernels
 # make style           checkpatch.pl -f (from the newest linux-source-7.N) on module/
 # make fuzz            fuzz the parser for FUZZ_SECONDS (default 600)
+# make mutants         every mutant of tests/mutants/mutants.txt must be
+#                      killed by the suites (make check runs a subset)
 # make bench           readers side by side in QEMU guests, as ratios, plus
 #                      userspace throughput (results in build/bench/results)
 # make bench-host      only the host part of make bench, no guests (root):
@@ -24,7 +26,7 @@ MOUNT_POINT := /proc/pmaps_ext
 
 .PHONY: all modules clean load unload check demo style modules_install \
 	pmaps install kernel-check fuzz bench bench-host have-kdir deb \
-	check-busy
+	check-busy mutants
 
 all: modules
 
@@ -126,6 +128,10 @@ kernel-check:
 
 fuzz:
 	FUZZ_SECONDS=$${FUZZ_SECONDS:-600} tests/fuzz/run.sh
+
+mutants:
+	tests/deps.sh
+	tests/mutants/run.sh --set full
 
 bench:
 	tests/bench/run.sh

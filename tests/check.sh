@@ -39,6 +39,8 @@ export PMAPS_CHECK=1
 	run deb 600 "$top/tests/deb.sh"
 	run fuzz 900 "$top/tests/fuzz/run.sh"
 	run selftest 1200 "$top/tests/selftest/run.sh"
+	# Faults the suites must catch (make mutants runs them all).
+	run mutants 1800 "$top/tests/mutants/run.sh" --set check
 	run qemu 1800 "$top/tests/qemu/run.sh"
 	# Nodes need a guest with two: numa_test again, on the newest
 	# bookworm generic kernel booted with QEMU_NUMA=1.
