@@ -427,6 +427,9 @@ static int check_target(const char *who, int pid, struct text *t)
 		if (rp.shown > rp.max_shown)
 			tap_diag("%s attempt %d: %d more mismatches not shown",
 				 who, attempt, rp.shown - rp.max_shown);
+		if (!last)
+			tap_diag("retried: %s, attempt %d of %d", who,
+				 attempt + 1, ATTEMPTS);
 	}
 	return 0;
 }

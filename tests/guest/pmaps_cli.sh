@@ -54,6 +54,8 @@ between_stable_reads() {
 		"$@" > /tmp/cli-out.txt || return 1
 		without_vdso_ranges "/proc/pmaps_ext/$pid" > /tmp/cli-raw2.txt
 		cmp -s /tmp/cli-raw.txt /tmp/cli-raw2.txt && return 0
+		diff /tmp/cli-raw.txt /tmp/cli-raw2.txt | head -n 6 | sed 's/^/# /'
+		[ "$try" = 5 ] || echo "# retried: the target's text changed between two reads, attempt $((try + 1)) of 5"
 	done
 	echo "# the target's text never held still"
 	return 1

@@ -133,7 +133,7 @@ boot() {
 extra_cmdline=" damon_stat.enabled=N"
 [ "$mode" = bench ] && extra_cmdline="$extra_cmdline tsc=reliable"
 
-passed=0 failed=0 skipped=0
+passed=0 failed=0 skipped=0 retried=0
 count() { grep -cE "$1" "$2"; }
 for spec in $kernels; do
 	case $spec in
@@ -176,6 +176,7 @@ for spec in $kernels; do
 	p=$(grep -E '^ok [0-9]+' "$result" | grep -vc '# SKIP')
 	s=$(grep -E '^ok [0-9]+' "$result" | grep -c '# SKIP')
 	f=$(count '^not ok( |$)' "$result")
+	r=$(count '^# retried: ' "$result")
 	bad=$(grep -aE 'BUG:|WARNING:|Oops|soft lockup|Kernel panic|Call Trace|detected stalls|blocked for more than' "$console" | head -5)
 	if [ -n "$bad" ]; then
 		echo "not ok - $rel: the console shows a kernel problem"
@@ -188,6 +189,9 @@ for spec in $kernels; do
 		f=$((f + 1))
 	fi
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+	retried=$((retried + r))
 done
-echo "qemu: $passed passed, $failed failed, $skipped skipped"
+# A retry stays only where the kernel may change what is compared
+# between two reads; each one printed its difference, and is counted.
+echo "qemu: $passed passed, $failed failed, $skipped skipped, $retried retried"
 [ "$failed" -eq 0 ]
