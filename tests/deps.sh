@@ -37,6 +37,9 @@ want="$want python3-ply python3-git"
 want="$want debootstrap"
 # pmaps perf and pmaps record check their files against perf's reading.
 want="$want linux-perf"
+# pmaps core's tests compare with gdb's gcore and binutils' readelf, on the
+# host and (tests/qemu/run.sh copies them in) in the guest.
+want="$want gdb binutils"
 # make deb and its checks (tests/deb.sh).
 want="$want dpkg-dev debhelper dh-dkms lintian pkg-config"
 for rel in $("$here/kernels.sh" bookworm); do
@@ -56,5 +59,19 @@ if [ -n "$missing" ]; then
 	if [ "${CI:-}" = true ]; then
 		apt-get clean
 	fi
+fi
+# The guest's gdb: gdb-minimal, which needs no Python, unpacked beside the
+# host's full gdb (the two packages conflict), where every copy of the
+# tree the self-tests and mutants make finds it (tests/qemu/run.sh).
+guest_gdb=/var/cache/pmaps-ext/gdb-minimal
+if [ ! -x "$guest_gdb/usr/bin/gdb" ]; then
+	rm -rf "$guest_gdb.tmp"
+	mkdir -p "$guest_gdb.tmp"
+	(cd "$guest_gdb.tmp" &&
+		apt-get download -qq -o APT::Sandbox::User=root gdb-minimal >/dev/null &&
+		dpkg-deb -x gdb-minimal_*.deb root)
+	rm -rf "$guest_gdb"
+	mv "$guest_gdb.tmp/root" "$guest_gdb"
+	rm -rf "$guest_gdb.tmp"
 fi
 "$here/trixie-root.sh" kernels >/dev/null

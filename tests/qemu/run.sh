@@ -85,6 +85,22 @@ build_module() {
 	fi
 }
 
+# core.sh compares pmaps core with gdb's gcore and readelf: the two in
+# /bin, with the shared libraries they load at the same paths as here.  gdb is
+# gdb-minimal (tests/deps.sh), which needs no Python.
+add_tools() {
+	gdb=/var/cache/pmaps-ext/gdb-minimal/usr/bin/gdb
+	[ -x "$gdb" ] || die "$gdb missing: run tests/deps.sh"
+	cp "$gdb" "$1/bin/gdb"
+	cp /usr/bin/readelf "$1/bin/readelf"
+	for lib in $( { ldd "$gdb"; ldd /usr/bin/readelf; } |
+		sed -n 's/.*=> \(\/[^ ]*\) .*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) .*/\1/p' |
+		sort -u); do
+		mkdir -p "$1${lib%/*}"
+		cp -L "$lib" "$1$lib"
+	done
+}
+
 pack_initramfs() {
 	root=$build/initramfs-$1
 	rm -rf "$root"
@@ -101,6 +117,9 @@ pack_initramfs() {
 		# Further programs for /bin, e.g. page-types for the bench.
 		for extra in ${GUEST_BINS:-}; do cp "$extra" "$root/bin/"; done
 		cp "$build/userspace-static/pmaps" "$root/bin/"
+		case ",${SUITES:-/core.sh}," in
+		*,/core.sh,*) add_tools "$root" ;;
+		esac
 	fi
 	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$build/initramfs-$1.cpio.gz"
 }
