@@ -29,7 +29,6 @@
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$top/build}
-mirror=http://deb.debian.org/debian
 export DEBIAN_FRONTEND=noninteractive
 
 # Mounts (the overlay, /proc) are made in a mount namespace of this script's
@@ -161,6 +160,10 @@ log=$tmp/root.log
 make_root() {
 	[ -n "$rel" ] || { echo "no bookworm 6.1 kernel (tests/kernels.sh)"; return 1; }
 	if [ ! -f "$root/.pmaps-ready" ]; then
+		# The machine's own mirror (or proxy), named on stderr.
+		mirror=$("$top/tests/apt-mirror.sh") &&
+			security=$("$top/tests/apt-mirror.sh" security) ||
+			return 1
 		rm -rf "$root"
 		mkdir -p "$root"
 		debootstrap --variant=minbase --include=dkms,libncursesw6 \
@@ -169,7 +172,7 @@ make_root() {
 		cat > "$root/etc/apt/sources.list" <<-EOF
 		deb $mirror bookworm main
 		deb $mirror bookworm-updates main
-		deb $mirror-security bookworm-security main
+		deb $security bookworm-security main
 		EOF
 		touch "$root/.pmaps-ready"
 	fi

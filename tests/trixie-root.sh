@@ -24,7 +24,6 @@
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 root=${BUILD:-$top/build}/trixie-root
-mirror=http://deb.debian.org/debian
 export DEBIAN_FRONTEND=noninteractive
 
 in_root() { chroot "$root" "$@"; }
@@ -79,6 +78,8 @@ fi
 if [ ! -f "$root/.pmaps-ready" ]; then
 	command -v debootstrap >/dev/null ||
 		apt-get install -y -qq --no-install-recommends debootstrap >/dev/null
+	# The machine's own mirror (or proxy), named on stderr.
+	mirror=$("$top/tests/apt-mirror.sh") || exit 1
 	rm -rf "$root"
 	mkdir -p "$root"
 	debootstrap --variant=minbase \
