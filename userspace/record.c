@@ -513,6 +513,15 @@ int pmaps_cmd_record(int argc, char **argv)
 		return usage_error("expected -- CMD [ARG]... or -p PID");
 	if (!strcmp(path, "-"))
 		return usage_error("-o: expected a file: perf.data in pipe mode is not written");
+	if (pid_mode) {
+		char err[128];
+
+		/* as every command: a kernel thread maps nothing to record */
+		if (pmaps_check_memory(r.pid, err, sizeof(err))) {
+			pmaps_cmd_report("record", err);
+			return PMAPS_ERR_TARGET;
+		}
+	}
 
 	r.page = (size_t)sysconf(_SC_PAGESIZE);
 	r.path = path;

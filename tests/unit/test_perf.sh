@@ -161,6 +161,16 @@ expect_text record_command_not_found 1 "" \
 [ ! -e "$tmp/none.data" ]
 result record_command_not_found_leaves_no_file
 
+# kthreadd, PID 2 on Linux: refused as every command refuses it, not
+# recorded until killed (the bound only keeps a failure from hanging)
+if [ "$(cat /proc/2/comm 2>/dev/null)" != kthreadd ]; then
+	skip record_kernel_thread_refused "PID 2 is not kthreadd here"
+else
+	run timeout -s INT $((10 * slow)) "$PMAPS" record -o "$tmp/none.data" -p 2
+	expect_text record_kernel_thread_refused 1 "" \
+		"pmaps record: PID 2 is a kernel thread: it has no user memory"
+fi
+
 # another user's process: perf_event_paranoid is explained
 if [ "$(id -u)" != 0 ] || ! command -v setpriv > /dev/null; then
 	skip record_refused_explains_paranoid "needs root and setpriv(1)"
