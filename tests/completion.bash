@@ -102,6 +102,10 @@ is "pmaps --cg" "--cgroup"
 is "pmaps record -" "--help --output --pid --snapshot-every -h -o -p"
 # Global options before the command, then the command's own.
 is "pmaps --source=module map --p" "--pid-name --png"
+# A command's option with its value before the command (pmaps hands it on).
+has "pmaps -w 100 " map
+is "pmaps -w 100 map --pn" "--png"
+has "pmaps -i 0.2 -n 1 " watch
 # PIDs, and only PIDs, once a PID is given.
 has "pmaps $child" "$child"
 lacks "pmaps $child " map

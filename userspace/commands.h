@@ -23,6 +23,21 @@ int pmaps_cmd_record(int argc, char **argv);	/* record.c */
 int pmaps_cmd_export(int argc, char **argv);	/* export.c */
 
 /*
+ * Each command's options, as its getopt_long takes them: pmaps.c needs to
+ * know which take a value to find the command word after options given
+ * before it ("pmaps -w 100 map PID").
+ */
+struct option;
+struct pmaps_cmd_options {
+	const char *shortopts;
+	const struct option *longopts;
+};
+extern const struct pmaps_cmd_options pmaps_map_options, pmaps_watch_options,
+	pmaps_top_options, pmaps_wss_options, pmaps_diff_options,
+	pmaps_core_options, pmaps_heap_options, pmaps_perf_options,
+	pmaps_record_options, pmaps_export_options;
+
+/*
  * For pmaps (command NULL) and the commands (pmaps.c): "pmaps[ COMMAND]:
  * MESSAGE" and the --help hint on stderr; returns PMAPS_ERR_INPUT, the
  * status of bad usage.

@@ -1125,6 +1125,11 @@ static const struct option core_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+const struct pmaps_cmd_options pmaps_core_options = {
+	.shortopts = "h",
+	.longopts = core_options,
+};
+
 #define usage_error(...) pmaps_cmd_usage_error("core", __VA_ARGS__)
 
 int pmaps_cmd_core(int argc, char **argv)
@@ -1137,7 +1142,8 @@ int pmaps_cmd_core(int argc, char **argv)
 
 	/* getopt_long names the program by argv[0] in its messages */
 	argv[0] = prog_name;
-	while ((opt = getopt_long(argc, argv, "h", core_options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, pmaps_core_options.shortopts,
+				  core_options, NULL)) != -1) {
 		switch (opt) {
 		case 'h':
 			fputs(usage_text, stdout);

@@ -492,15 +492,21 @@ static void note_unseen(const struct differ *d)
 	fputc('\n', stderr);
 }
 
+static const struct option diff_options[] = {
+	{ "summary",	no_argument, NULL, 's' },
+	{ "ignore-mapcount", no_argument, NULL, 'm' },
+	{ "source",	required_argument, NULL, 'S' },
+	{ "help",	no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+const struct pmaps_cmd_options pmaps_diff_options = {
+	.shortopts = "h",
+	.longopts = diff_options,
+};
+
 int pmaps_cmd_diff(int argc, char **argv)
 {
-	static const struct option options[] = {
-		{ "summary",	no_argument, NULL, 's' },
-		{ "ignore-mapcount", no_argument, NULL, 'm' },
-		{ "source",	required_argument, NULL, 'S' },
-		{ "help",	no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	static char prog_name[] = "pmaps diff";
 	enum pmaps_source source = PMAPS_SRC_AUTO;
 	struct pmaps_doc a, b;
@@ -509,7 +515,8 @@ int pmaps_cmd_diff(int argc, char **argv)
 
 	memset(&d, 0, sizeof(d));
 	argv[0] = prog_name;	/* getopt_long's messages name it */
-	while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, pmaps_diff_options.shortopts,
+				  diff_options, NULL)) != -1) {
 		if (opt == 'h') {
 			fputs(diff_usage, stdout);
 			return DIFF_SAME;

@@ -102,6 +102,11 @@ static const struct option export_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+const struct pmaps_cmd_options pmaps_export_options = {
+	.shortopts = "o:h",
+	.longopts = export_options,
+};
+
 /* The quantities, each a metric family. */
 enum quantity {
 	Q_RESIDENT, Q_YOUNG, Q_DIRTY, Q_DIRTY_UNKNOWN,		/* per range */
@@ -176,8 +181,8 @@ static int parse_args(int argc, char **argv, struct export_opts *o)
 
 	argv[0] = prog_name;	/* getopt_long's messages name it */
 	o->source = PMAPS_SRC_AUTO;
-	while ((opt = getopt_long(argc, argv, "o:h", export_options,
-				  NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, pmaps_export_options.shortopts,
+				  export_options, NULL)) != -1) {
 		switch (opt) {
 		case OPT_OPENMETRICS:
 			break;

@@ -108,6 +108,11 @@ static const struct option heap_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+const struct pmaps_cmd_options pmaps_heap_options = {
+	.shortopts = "w:s:h",
+	.longopts = heap_options,
+};
+
 struct heap_opts {
 	enum view view;
 	const char *view_option;
@@ -708,8 +713,8 @@ static int parse_args(int argc, char **argv, struct heap_opts *o)
 	o->debug_dir = getenv("PMAPS_DEBUG_DIR");
 	if (o->debug_dir && !*o->debug_dir)
 		o->debug_dir = NULL;
-	while ((opt = getopt_long(argc, argv, "w:s:h", heap_options,
-				  NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, pmaps_heap_options.shortopts,
+				  heap_options, NULL)) != -1) {
 		st = PMAPS_OK;
 		switch (opt) {
 		case OPT_SUMMARY:

@@ -1294,6 +1294,11 @@ static const struct option map_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+const struct pmaps_cmd_options pmaps_map_options = {
+	.shortopts = "p:f:w:s:h",
+	.longopts = map_options,
+};
+
 struct map_run {
 	struct pmaps_map_opts opts;
 	struct pmaps_filter filter;
@@ -1502,8 +1507,8 @@ int pmaps_cmd_map(int argc, char **argv)
 	}
 	/* getopt_long names the program by argv[0] in its messages */
 	argv[0] = prog_name;
-	while (!st && (opt = getopt_long(argc, argv, "p:f:w:s:h", map_options,
-					 NULL)) != -1) {
+	while (!st && (opt = getopt_long(argc, argv, pmaps_map_options.shortopts,
+					 map_options, NULL)) != -1) {
 		if (opt == 'h') {
 			fputs(map_usage, stdout);
 			if (fflush(stdout))

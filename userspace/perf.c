@@ -69,6 +69,11 @@ static const struct option perf_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+const struct pmaps_cmd_options pmaps_perf_options = {
+	.shortopts = "hi:",
+	.longopts = perf_options,
+};
+
 #define usage_error(...) pmaps_cmd_usage_error("perf", __VA_ARGS__)
 
 /* Seconds with up to nine decimals, as nanoseconds. */
@@ -407,7 +412,8 @@ int pmaps_cmd_perf(int argc, char **argv)
 	char err[512];
 
 	argv[0] = prog_name;
-	while ((opt = getopt_long(argc, argv, "hi:", perf_options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, pmaps_perf_options.shortopts,
+				  perf_options, NULL)) != -1) {
 		switch (opt) {
 		case 'h':
 			fputs(usage_text, stdout);

@@ -41,6 +41,8 @@ enum {
 	OPT_CGROUP,
 };
 
+static const char short_options[] = "p:f:dh";
+
 static const struct option long_options[] = {
 	{ "source",	required_argument, NULL, OPT_SOURCE },
 	{ "pid-name",	required_argument, NULL, 'p' },
@@ -488,7 +490,7 @@ static enum pmaps_status parse_args(int argc, char **argv, struct options *o,
 	/* getopt_long names the program by argv[0] in its messages. */
 	argv[0] = prog_name;
 	*done = false;
-	while ((opt = getopt_long(argc, argv, "p:f:dh", long_options,
+	while ((opt = getopt_long(argc, argv, short_options, long_options,
 				  &long_index)) != -1) {
 		if (opt == 'd')
 			o->decode_option = long_index < 0 ? "-d" : "--decode";
@@ -681,17 +683,18 @@ static void apply_filter(struct run *run, const struct options *o)
 static const struct command {
 	const char *name;
 	int (*run)(int argc, char **argv);
+	const struct pmaps_cmd_options *options;
 } commands[] = {
-	{ "map",	pmaps_cmd_map },
-	{ "watch",	pmaps_cmd_watch },
-	{ "top",	pmaps_cmd_top },
-	{ "wss",	pmaps_cmd_wss },
-	{ "diff",	pmaps_cmd_diff },
-	{ "core",	pmaps_cmd_core },
-	{ "heap",	pmaps_cmd_heap },
-	{ "perf",	pmaps_cmd_perf },
-	{ "record",	pmaps_cmd_record },
-	{ "export",	pmaps_cmd_export },
+	{ "map",	pmaps_cmd_map,		&pmaps_map_options },
+	{ "watch",	pmaps_cmd_watch,	&pmaps_watch_options },
+	{ "top",	pmaps_cmd_top,		&pmaps_top_options },
+	{ "wss",	pmaps_cmd_wss,		&pmaps_wss_options },
+	{ "diff",	pmaps_cmd_diff,		&pmaps_diff_options },
+	{ "core",	pmaps_cmd_core,		&pmaps_core_options },
+	{ "heap",	pmaps_cmd_heap,		&pmaps_heap_options },
+	{ "perf",	pmaps_cmd_perf,		&pmaps_perf_options },
+	{ "record",	pmaps_cmd_record,	&pmaps_record_options },
+	{ "export",	pmaps_cmd_export,	&pmaps_export_options },
 };
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -706,26 +709,32 @@ static const struct command *find_command(const char *name)
 }
 
 /*
- * Whether the option word arg (of pmaps' own options) takes the next
- * word as its value: "--source pagemap", "-p NAME", "-dp NAME".  A long
- * option may be abbreviated, as getopt_long allows.
+ * Whether the option word arg, in the option tables shortopts and
+ * longopts (as getopt_long takes them), takes the next word as its value:
+ * "--source pagemap", "-p NAME", "-dp NAME", "-w 100".  A long option may
+ * be abbreviated, as getopt_long allows.
  */
-static bool takes_next_word(const char *arg)
+static bool takes_next_word(const char *arg, const char *shortopts,
+			    const struct option *longopts)
 {
 	const struct option *o, *found = NULL;
 	size_t n;
 
 	if (arg[1] != '-') {
-		for (arg++; *arg; arg++)
-			if (*arg == 'p' || *arg == 'f')
-				return !arg[1];
+		for (arg++; *arg; arg++) {
+			const char *s = strchr(shortopts, *arg);
+
+			/* a value of its own ("-w100"), or the next word */
+			if (*arg != ':' && *arg != '+' && s && s[1] == ':')
+				return s[2] != ':' && !arg[1];
+		}
 		return false;
 	}
 	arg += 2;
 	if (strchr(arg, '='))
 		return false;
 	n = strlen(arg);
-	for (o = long_options; o->name; o++) {
+	for (o = longopts; o->name; o++) {
 		if (strncmp(o->name, arg, n))
 			continue;
 		if (strlen(o->name) == n)
@@ -796,10 +805,14 @@ static char **join_color_words(int *argc, char **argv)
 }
 
 /*
- * The index of the command word in words[1..argc), after pmaps' options
- * and their values; 0 if the first other word is no command (a PID).
+ * Where cmd (NULL: "help") would be the command word in words[1..argc):
+ * the first word that is neither an option nor an option's value, if it
+ * names cmd; else 0.  A word is a value when the option before takes one
+ * as pmaps' option or as cmd's, since the options before the command are
+ * handed to it: "pmaps -w 100 map PID" is map's -w, "pmaps -p map 1" the
+ * processes named map.
  */
-static int command_word(int argc, char **words)
+static int command_at(int argc, char **words, const struct command *cmd)
 {
 	int i;
 
@@ -808,12 +821,31 @@ static int command_word(int argc, char **words)
 			return 0;
 		if (words[i][0] != '-' || !words[i][1])
 			break;
-		if (takes_next_word(words[i]))
+		if (takes_next_word(words[i], short_options, long_options) ||
+		    (cmd && takes_next_word(words[i], cmd->options->shortopts,
+					    cmd->options->longopts)))
 			i++;
 	}
-	if (i >= argc)
+	if (i >= argc || strcmp(words[i], cmd ? cmd->name : "help"))
 		return 0;
-	return !strcmp(words[i], "help") || find_command(words[i]) ? i : 0;
+	return i;
+}
+
+/*
+ * The index of the command word in words[1..argc), after the options and
+ * their values; 0 if the first other word is no command (a PID).
+ */
+static int command_word(int argc, char **words)
+{
+	int at = command_at(argc, words, NULL), i;
+	size_t c;
+
+	for (c = 0; c < NR_COMMANDS; c++) {
+		i = command_at(argc, words, &commands[c]);
+		if (i && (!at || i < at))
+			at = i;
+	}
+	return at;
 }
 
 /* pmaps help [COMMAND]: the help of pmaps, or of COMMAND. */

@@ -83,6 +83,11 @@ static const struct option record_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+const struct pmaps_cmd_options pmaps_record_options = {
+	.shortopts = "+ho:p:",
+	.longopts = record_options,
+};
+
 #define usage_error(...) pmaps_cmd_usage_error("record", __VA_ARGS__)
 
 /* 64 pages of records a CPU: thousands of mmaps between two reads. */
@@ -481,8 +486,8 @@ int pmaps_cmd_record(int argc, char **argv)
 
 	argv[0] = prog_name;
 	/* "+": CMD's own options are CMD's */
-	while ((opt = getopt_long(argc, argv, "+ho:p:", record_options,
-				  NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, pmaps_record_options.shortopts,
+				  record_options, NULL)) != -1) {
 		switch (opt) {
 		case 'h':
 			fputs(usage_text, stdout);

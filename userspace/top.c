@@ -54,6 +54,11 @@ static const struct option long_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+const struct pmaps_cmd_options pmaps_top_options = {
+	.shortopts = "p:f:i:h",
+	.longopts = long_options,
+};
+
 static const char usage_text[] =
 "Usage: pmaps top [OPTION]... PID\n"
 "       pmaps top [OPTION]... -p NAME | -f FILE\n"
@@ -209,8 +214,8 @@ static int parse_args(int argc, char **argv, struct top *t, bool *done)
 
 	argv[0] = prog_name;	/* getopt_long's messages name it */
 	*done = false;
-	while ((opt = getopt_long(argc, argv, "p:f:i:h", long_options,
-				  NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, pmaps_top_options.shortopts,
+				  long_options, NULL)) != -1) {
 		switch (opt) {
 		case 'h':
 			fputs(usage_text, stdout);

@@ -124,6 +124,11 @@ static const struct option watch_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+const struct pmaps_cmd_options pmaps_watch_options = {
+	.shortopts = "f:i:n:w:s:h",
+	.longopts = watch_options,
+};
+
 /* Pages [start, end) that were in range old (or none) and are in now. */
 struct segment {
 	unsigned long long start, end;
@@ -1435,7 +1440,7 @@ int pmaps_cmd_watch(int argc, char **argv)
 	}
 	/* getopt_long names the program by argv[0] in its messages */
 	argv[0] = prog_name;
-	while (!st && (opt = getopt_long(argc, argv, "f:i:n:w:s:h",
+	while (!st && (opt = getopt_long(argc, argv, pmaps_watch_options.shortopts,
 					 watch_options, NULL)) != -1) {
 		if (opt == 'h') {
 			fputs(watch_usage, stdout);

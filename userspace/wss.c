@@ -177,6 +177,11 @@ static const struct option wss_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+const struct pmaps_cmd_options pmaps_wss_options = {
+	.shortopts = "i:n:ah",
+	.longopts = wss_options,
+};
+
 /* Returns -1 to go on, or an exit status (0 after --help). */
 static int parse_args(int argc, char **argv, struct wss_opts *o)
 {
@@ -188,8 +193,8 @@ static int parse_args(int argc, char **argv, struct wss_opts *o)
 	o->interval.tv_sec = 1;
 	o->count = 1;
 	o->source = PMAPS_SRC_AUTO;
-	while ((opt = getopt_long(argc, argv, "i:n:ah", wss_options,
-				  NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, pmaps_wss_options.shortopts,
+				  wss_options, NULL)) != -1) {
 		switch (opt) {
 		case 'i':
 			if (pmaps_interval_parse("wss", optarg, &o->interval))

@@ -254,6 +254,22 @@ expect options_before_command 0 "$tmp/map_after" ""
 run "$PMAPS" --source file --color never map -w 60 "$basic"
 expect option_values_before_command 0 "$tmp/map_after" ""
 
+# A value of the command's own options before its name (issue 32: each
+# was "invalid option" from pmaps, which does not take them).
+run "$PMAPS" -w 60 --source=file --color=never map "$basic"
+expect command_option_value_before_command 0 "$tmp/map_after" ""
+"$PMAPS" watch -i 0.2 -n 1 --color=never -f "$basic" > "$tmp/watch_after"
+run "$PMAPS" -i 0.2 -n 1 watch --color=never -f "$basic"
+expect watch_interval_before_command 0 "$tmp/watch_after" ""
+"$PMAPS" map --png "$tmp/after.png" --scale 2 -f "$basic"
+run "$PMAPS" --png "$tmp/before.png" --scale 2 map -f "$basic"
+[ "$rc" = 0 ] && [ -s "$tmp/after.png" ] &&
+	cmp -s "$tmp/after.png" "$tmp/before.png"
+result png_scale_before_command
+run "$PMAPS" --scale=2 --png="$tmp/eq.png" -s2 map -f "$basic"
+[ "$rc" = 0 ] && cmp -s "$tmp/after.png" "$tmp/eq.png"
+result attached_values_before_command
+
 # An option the command does not take: the command says so.
 run "$PMAPS" --summary map 1
 expect_text option_before_command_it_lacks 2 "" \
