@@ -25,7 +25,8 @@
 # the kernel and the suite, and one "not ok - KERNEL: ..." line for each
 # fault found from the host (a module that does not build, a kernel
 # problem on the console, a guest that did not finish); last, "qemu: N
-# passed, N failed, N skipped" over all kernels.  QEMU names the emulator
+# passed, N failed, N skipped" over all kernels, or in mode demo what the
+# demo showed and how to see it on this machine.  QEMU names the emulator
 # (the harness's self-test gives it a stand-in).  QEMU_NUMA=1 boots the
 # guest with two NUMA nodes of 1 GiB and one CPU each (tests/guest/numa_test.c
 # needs them; its node tests skip without).
@@ -206,10 +207,28 @@ for spec in $kernels; do
 		echo "not ok - $rel: the guest did not finish (no closing token); console tail:"
 		tail -n 20 "$console" | sed 's/^/#   /'
 		f=$((f + 1))
+	elif [ "$mode" = demo ] && ! grep -q '^\$ pmaps --summary' "$result"; then
+		# the guest says why (tests/qemu/init, start_demo)
+		echo "not ok - $rel: the demo showed no process"
+		f=$((f + 1))
 	fi
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 	retried=$((retried + r))
 done
+# A demo shows a process, not test counts: what was shown, and how to
+# see the same on the user's own machine.
+if [ "$mode" = demo ]; then
+	if [ "$failed" -ne 0 ]; then
+		echo "demo: failed, as the lines above say"
+		exit 1
+	fi
+	echo "demo: above, a process's pages as the module lists them"
+	echo "demo: (/proc/pmaps_ext/PID) and as pmaps shows them, in a $rel guest."
+	echo "demo: The same on this machine: sudo make load && make pmaps &&"
+	echo "demo: userspace/pmaps PID (README.md, \"On a real machine\"; without"
+	echo "demo: the module, pmaps reads /proc/PID/pagemap)."
+	exit 0
+fi
 # A retry stays only where the kernel may change what is compared
 # between two reads; each one printed its difference, and is counted.
 echo "qemu: $passed passed, $failed failed, $skipped skipped, $retried retried"

@@ -94,6 +94,30 @@ qemu_suite named "$kernel"
 caught guest_failure_names_kernel_and_suite "$work/named.log" \
 	"^not ok 1 test_unload \[$kernel /lifecycle.sh\]$"
 
+# make demo: the demo's output, then what it showed and how to see it
+# here; no test counts.  A demo that showed no process fails.
+demo_out='$ cat /proc/pmaps_ext/42
+$ pmaps --summary 42
+TOTAL 10 pages'
+guest "[    0.0] Linux version" "$demo_out
+pmaps-guest: done"
+QEMU=$work/bin/fake-qemu FAKE_GUEST=$work/guest \
+	timeout 300 "$top/tests/qemu/run.sh" --mode demo "$kernel" > "$work/demo.log" 2>&1
+echo "status $?" >> "$work/demo.log"
+grep -q 'passed' "$work/demo.log" || echo "no counts" >> "$work/demo.log"
+caught demo_ends_with_how_to_see_it_here "$work/demo.log" \
+	'^demo: The same on this machine: sudo make load'
+caught demo_prints_no_test_counts "$work/demo.log" '^no counts$'
+caught demo_passes "$work/demo.log" '^status 0$'
+guest "[    0.0] Linux version" "start_demo: the demo exited
+pmaps-guest: done"
+QEMU=$work/bin/fake-qemu FAKE_GUEST=$work/guest \
+	timeout 300 "$top/tests/qemu/run.sh" --mode demo "$kernel" > "$work/demo_none.log" 2>&1
+echo "status $?" >> "$work/demo_none.log"
+caught demo_without_process_fails "$work/demo_none.log" \
+	"^not ok - $kernel: the demo showed no process"
+caught demo_without_process_status "$work/demo_none.log" '^status 1$'
+
 st_copy "$work/tree"
 if st_sed "$work/tree" tests/kernels.sh '/^set -eu$/a exit 0'; then
 	(cd "$work/tree" && passed=0 failed=0 &&
