@@ -59,6 +59,9 @@ int pmaps_cmd_usage_hint(const char *command);
 #define PMAPS_INTERVAL_MS_FROM	100
 int pmaps_interval_parse(const char *command, const char *arg,
 			 struct timespec *ts);
+/* The same for another option in seconds, named in the messages. */
+int pmaps_seconds_parse(const char *command, const char *option,
+			const char *arg, struct timespec *ts);
 /* An interval in whole milliseconds, rounded up, at least 1. */
 long long pmaps_interval_ms(const struct timespec *ts);
 /* A message of the loaders, "pmaps: ...", as "pmaps COMMAND: ...". */

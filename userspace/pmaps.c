@@ -228,6 +228,12 @@ static bool parse_seconds(const char *s, struct timespec *ts, bool *whole)
 int pmaps_interval_parse(const char *command, const char *arg,
 			 struct timespec *ts)
 {
+	return pmaps_seconds_parse(command, "--interval", arg, ts);
+}
+
+int pmaps_seconds_parse(const char *command, const char *option,
+			const char *arg, struct timespec *ts)
+{
 	unsigned long long ms;
 	char secs[32];
 	bool whole;
@@ -235,8 +241,8 @@ int pmaps_interval_parse(const char *command, const char *arg,
 
 	if (!parse_seconds(arg, ts, &whole))
 		return pmaps_cmd_usage_error(command,
-			"--interval: expected seconds above 0 and up to %d, e.g. 0.5, got '%s'",
-			PMAPS_INTERVAL_MAX, arg);
+			"%s: expected seconds above 0 and up to %d, e.g. 0.5, got '%s'",
+			option, PMAPS_INTERVAL_MAX, arg);
 	if (!whole || ts->tv_sec < PMAPS_INTERVAL_MS_FROM)
 		return PMAPS_OK;
 	/* arg is digits only here: the seconds it meant, without 0s */
@@ -247,8 +253,8 @@ int pmaps_interval_parse(const char *command, const char *arg,
 	if (secs[n - 1] == '.')
 		secs[n - 1] = '\0';
 	return pmaps_cmd_usage_error(command,
-		"--interval: expected seconds, got '%s', which looks like milliseconds: for %s ms write %s, for %s seconds %s.0",
-		arg, arg, secs, arg, arg);
+		"%s: expected seconds, got '%s', which looks like milliseconds: for %s ms write %s, for %s seconds %s.0",
+		option, arg, arg, secs, arg, arg);
 }
 
 long long pmaps_interval_ms(const struct timespec *ts)

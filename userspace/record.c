@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pmaps record [-o FILE] [--snapshot-every MS] -- CMD... | -p PID: record
- * a process's mmaps as perf record -e dummy -d does, into perf.data that
- * perf and pmaps perf both read.
+ * pmaps record [-o FILE] [--snapshot-every SECONDS] -- CMD... | -p PID:
+ * record a process's mmaps as perf record -e dummy -d does, into perf.data
+ * that perf and pmaps perf both read.
  *
  * A dummy software event counts nothing; with mmap, mmap2, mmap_data,
  * comm and task set it only makes the kernel write the side-band records
@@ -17,9 +17,9 @@
  * comm and its mappings of now are written first as perf synthesizes them
  * (time 0): made before recording, at a time nobody knows.
  *
- * --snapshot-every MS adds /proc/PID/maps at that interval (and, with -p,
- * at the start and the end), so that pmaps perf shows an unmap, which no
- * record shows, between two snapshots.
+ * --snapshot-every SECONDS adds /proc/PID/maps at that interval (and,
+ * with -p, at the start and the end), so that pmaps perf shows an unmap,
+ * which no record shows, between two snapshots.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -59,11 +59,11 @@ static const char usage_text[] =
 "                        pmaps record is interrupted (SIGINT, SIGTERM);\n"
 "                        what it had mapped before is written first, as\n"
 "                        perf does\n"
-"      --snapshot-every MS\n"
-"                        also save /proc/PID/maps every MS milliseconds\n"
-"                        (and, with -p, at the start and the end): an\n"
-"                        unmap, which perf does not record, shows in pmaps\n"
-"                        perf between two snapshots\n"
+"      --snapshot-every SECONDS\n"
+"                        also save /proc/PID/maps every SECONDS (e.g. 0.5,\n"
+"                        as every interval of pmaps), and with -p at the\n"
+"                        start and the end: an unmap, which perf does not\n"
+"                        record, shows in pmaps perf between two snapshots\n"
 "  -h, --help            show this help and exit\n"
 "\n"
 "perf_event_open(2) needs, for a process of another user, root or\n"
@@ -479,7 +479,7 @@ int pmaps_cmd_record(int argc, char **argv)
 	bool pid_mode = false;
 	int opt, out = -1, go = -1, err_fd = -1, pidfd = -1, status = 0;
 	enum pmaps_status ret = PMAPS_ERR_TARGET;
-	unsigned long long v;
+	struct timespec every;
 	uint64_t next_snap = 0;
 	struct sigaction sa;
 	pid_t child = -1;
@@ -502,10 +502,11 @@ int pmaps_cmd_record(int argc, char **argv)
 			pid_mode = true;
 			break;
 		case OPT_SNAPSHOT_EVERY:
-			if (!pmaps_number_parse(optarg, 1, 86400000, &v))
-				return usage_error("--snapshot-every: expected milliseconds, 1 to 86400000, got '%s'",
-						   optarg);
-			every_ms = (long long)v;
+			/* seconds, as every interval of pmaps */
+			if (pmaps_seconds_parse("record", "--snapshot-every",
+						optarg, &every))
+				return PMAPS_ERR_INPUT;
+			every_ms = pmaps_interval_ms(&every);
 			break;
 		default:
 			return pmaps_cmd_usage_hint("record");

@@ -161,6 +161,16 @@ expect_text record_command_not_found 1 "" \
 [ ! -e "$tmp/none.data" ]
 result record_command_not_found_leaves_no_file
 
+# --snapshot-every is in seconds, as every interval (it was milliseconds)
+run "$PMAPS" record --snapshot-every 500 -p 1
+expect_text record_snapshot_every_in_seconds 2 "" \
+	"pmaps record: --snapshot-every: expected seconds, got '500', which looks like milliseconds: for 500 ms write 0.5, for 500 seconds 500.0
+Try 'pmaps record --help' for more information."
+run "$PMAPS" record --snapshot-every 0 -p 1
+expect_text record_snapshot_every_above_zero 2 "" \
+	"pmaps record: --snapshot-every: expected seconds above 0 and up to 86400, e.g. 0.5, got '0'
+Try 'pmaps record --help' for more information."
+
 # kthreadd, PID 2 on Linux: refused as every command refuses it, not
 # recorded until killed (the bound only keeps a failure from hanging)
 if [ "$(cat /proc/2/comm 2>/dev/null)" != kthreadd ]; then
@@ -261,7 +271,7 @@ tpid=$!
 exec 3> "$tmp/in" 5< "$tmp/layout.fifo"
 # started, and data.bin mapped
 read -r ready <&5
-"$PMAPS" record -o "$tmp/p.data" --snapshot-every 86400000 -p "$tpid" \
+"$PMAPS" record -o "$tmp/p.data" --snapshot-every 86400.0 -p "$tpid" \
 	2> "$tmp/rec.fifo" &
 rpid=$!
 exec 6< "$tmp/rec.fifo"
