@@ -84,8 +84,11 @@ static const char export_usage[] =
 "      --source=SOURCE   auto, kernel, module or pagemap, as for pmaps\n"
 "  -h, --help            show this help and exit\n"
 "\n"
-"Exit status: 0 if all went well, 1 if a process could not be read or the\n"
-"output not written (what was read is still written), 2 for bad usage.\n";
+"Every process is read before anything is written: when one cannot be,\n"
+"nothing is (an existing -o FILE stays as it was).\n"
+"\n"
+"Exit status: 0 if all went well, 1 if a process could not be read (then\n"
+"nothing is written) or the output not written, 2 for bad usage.\n";
 
 enum {
 	OPT_OPENMETRICS = 256, OPT_CGROUP, OPT_FILE_NAMES, OPT_NUMA, OPT_SOURCE
@@ -718,8 +721,17 @@ int pmaps_cmd_export(int argc, char **argv)
 	if (ret >= 0)
 		return ret;
 	load_all(&run, &o);
-	/* what was read is written, even when some target failed */
-	if (o.output) {
+	/*
+	 * Every target is read before anything is written, and a target
+	 * that could not be read writes nothing: a scraper must not take
+	 * headers without samples, or some processes without the others,
+	 * for the truth (the last complete -o file stays).  A --cgroup
+	 * member that ended meanwhile is no failure.
+	 */
+	if (run.status) {
+		fprintf(stderr, "pmaps export: nothing written%s%s\n",
+			o.output ? " to " : "", o.output ? o.output : "");
+	} else if (o.output) {
 		if (write_atomically(o.output, run.procs, run.nr))
 			run.status = PMAPS_ERR_TARGET;
 	} else {

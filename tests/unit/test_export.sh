@@ -30,7 +30,9 @@ tests="parses_as_openmetrics families_are_gauges_in_bytes ends_with_eof
 	numa_folio_family
 	output_file_renamed
 	output_file_error
-	missing_pid_still_writes usage_errors help_lists_export"
+	missing_pid_writes_nothing missing_pid_writes_no_file
+	missing_pid_keeps_old_file missing_pid_old_file_unchanged
+	kernel_thread_writes_nothing usage_errors help_lists_export"
 
 # Debian's python3 has the parser (tests/deps.sh); a python3 first in
 # PATH, from pyenv or a venv, may not.
@@ -326,17 +328,43 @@ run "$PMAPS" export --source=pagemap -o "$tmp/nodir/pmaps.prom" "$target_pid"
 	grep -q "^pmaps export: $tmp/nodir/pmaps.prom.tmp: No such file or directory\$" "$tmp/err"
 result output_file_error
 
-# A PID that is no process: reported, status 1, the others still out.
+# A PID that is no process: reported, status 1, and nothing written,
+# not even the headers (issue 32: a scraper took headers without samples
+# for the truth), whatever the other PIDs.
 "${CC:-cc}" -x c -o "$tmp/true" - <<'EOF' 2>/dev/null
 int main(void) { return 0; }
 EOF
 "$tmp/true" & gone=$!
 wait "$gone"
 run "$PMAPS" export --source=pagemap "$gone" "$target_pid"
-[ "$rc" = 1 ] && grep -q "^pmaps export: no process $gone\$" "$tmp/err" &&
-	grep -q "^pmaps_resident_bytes{pid=\"$target_pid\"" "$tmp/out" &&
-	tail -n 1 "$tmp/out" | grep -qx '# EOF'
-result missing_pid_still_writes
+expect_text missing_pid_writes_nothing 1 "" \
+	"pmaps export: no process $gone
+pmaps export: nothing written"
+
+# -o: no file, not even the .tmp; an existing one stays as it was.
+run "$PMAPS" export --source=pagemap -o "$tmp/textfile/gone.prom" "$gone"
+[ "$rc" = 1 ] && [ ! -e "$tmp/textfile/gone.prom" ] &&
+	[ ! -e "$tmp/textfile/gone.prom.tmp" ]
+result missing_pid_writes_no_file
+printf '# an earlier export\n# EOF\n' > "$tmp/textfile/old.prom"
+cp "$tmp/textfile/old.prom" "$tmp/old.want"
+run "$PMAPS" export --source=pagemap -o "$tmp/textfile/old.prom" \
+	"$target_pid" "$gone"
+expect_text missing_pid_keeps_old_file 1 "" \
+	"pmaps export: no process $gone
+pmaps export: nothing written to $tmp/textfile/old.prom"
+cmp -s "$tmp/textfile/old.prom" "$tmp/old.want"
+result missing_pid_old_file_unchanged
+
+# kthreadd, PID 2 on Linux: refused before any header.
+if [ "$(cat /proc/2/comm 2>/dev/null)" != kthreadd ]; then
+	skip kernel_thread_writes_nothing "PID 2 is not kthreadd here"
+else
+	run "$PMAPS" export 2
+	expect_text kernel_thread_writes_nothing 1 "" \
+		"pmaps export: PID 2 is a kernel thread: it has no user memory
+pmaps export: nothing written"
+fi
 
 run "$PMAPS" export
 r1=$rc
