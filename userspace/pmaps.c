@@ -108,7 +108,8 @@ static const char usage_text[] =
 "      --ages            pages per MGLRU age (0 youngest .. 3, ?) per VMA,\n"
 "                        from the AGE column of the NUMA files (--numa)\n"
 "      --pages           one line per page\n"
-"      --address ADDR    the VMA, range and page holding ADDR (hex)\n"
+"      --address ADDR    the VMA, range and page holding ADDR (hex); an\n"
+"                        ADDR in no VMA of any target is status 1\n"
 "      --json            JSON, one document for the whole run\n"
 "      --tsv             tab-separated values\n"
 "      --raw             the text as read (only the selected part when\n"
@@ -130,7 +131,7 @@ PMAPS_FILTER_HELP
 "      --version         show the version and exit\n"
 "\n"
 "Exit status: 0 if all went well, 1 if a process or file could not be\n"
-"read, 2 for malformed input or bad usage.\n";
+"read or --address found no VMA, 2 for malformed input or bad usage.\n";
 
 enum target_kind { TARGET_PID, TARGET_NAME, TARGET_FILE, TARGET_CGROUP };
 

@@ -1784,7 +1784,10 @@ static const char *kind_phrase(enum pmaps_folio_kind kind)
 	return "not known";
 }
 
-/* Return 0 if a VMA holds opts->address, else 1. */
+/*
+ * Show the VMA, range and page that hold opts->address and return 0; or
+ * say on stderr that none does and return 1.
+ */
 static int view_address(struct vctx *c)
 {
 	unsigned long long addr = c->opts->address, page;
@@ -1795,12 +1798,15 @@ static int view_address(struct vctx *c)
 	uint64_t e = 0;
 	int have_e;
 
-	title(c);
 	v = pmaps_find_vma(&c->doc->map, addr);
 	if (!v) {
-		ob_fmt(o, "0x%llx: not in any VMA\n", addr);
+		/* an error, as grep's "no match": nothing on stdout */
+		fprintf(stderr, "pmaps: 0x%llx: not in any VMA of ", addr);
+		pmaps_put_name(stderr, c->doc->label);
+		fputc('\n', stderr);
 		return 1;
 	}
+	title(c);
 	vma_header(c, v);
 	page = addr - addr % c->psize;
 	r = pmaps_find_range(v, page);
@@ -2150,6 +2156,7 @@ int pmaps_view(FILE *out, const struct pmaps_view_opts *opts,
 {
 	struct ob *o = malloc(sizeof(*o));
 	int ret = 0, found = 0, err;
+	size_t shown = 0;
 	struct group_row *rows = NULL;
 	bool group, numa = false, age = false;
 	struct vctx c;
@@ -2195,7 +2202,15 @@ int pmaps_view(FILE *out, const struct pmaps_view_opts *opts,
 			}
 		}
 		for (i = 0; i < nr_docs && !o->err; i++) {
-			if (i)
+			/* --address shows only the targets that have it */
+			if (opts->kind == PMAPS_VIEW_ADDRESS &&
+			    !pmaps_find_vma(&docs[i].map, opts->address)) {
+				ctx_init(&c, o, opts, &docs[i]);
+				view_address(&c);
+				ctx_fini(&c);
+				continue;
+			}
+			if (shown++)
 				ob_ch(o, '\n');
 			ctx_init(&c, o, opts, &docs[i]);
 			c.row = rows ? &rows[i] : NULL;

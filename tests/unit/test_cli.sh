@@ -188,6 +188,18 @@ expect_text bad_flags_name 2 "" \
 	"pmaps: --flags: expected $flag_help, got 'pte-dirt' in 'pte-dirt'
 $usage_hint"
 
+# An address in no VMA: an error on stderr and status 1, as grep's "no
+# match", nothing on stdout (issue 32: it was stdout and status 0).
+run "$PMAPS" --address 10 -f "$basic"
+expect_text address_in_no_vma 1 "" \
+	"pmaps: 0x10: not in any VMA of $basic"
+# In one target of two: that one shown, the other said, status 0.
+"$PMAPS" --address 55d0c8a00000 -f "$basic" > "$tmp/addr_one"
+run "$PMAPS" --address 55d0c8a00000 -f "$fix/withheld.txt" -f "$basic"
+[ "$rc" = 0 ] && cmp -s "$tmp/out" "$tmp/addr_one" &&
+	[ "$(cat "$tmp/err")" = "pmaps: 0x55d0c8a00000: not in any VMA of $fix/withheld.txt" ]
+result address_in_one_target_of_two
+
 run "$PMAPS" --address 7fzz 1
 expect_text bad_address 2 "" \
 	"pmaps: --address: expected an address in hex, got '7fzz'

@@ -750,8 +750,8 @@ static void test_address_not_found(void)
 	o.address = 0x1000;
 	render(&r, &o, docs, NR_FIXTURES);
 	tap_check(r.ret == 1, "returned %d, want 1", r.ret);
-	tap_check(count_str(r.buf, r.len, "0x1000: not in any VMA\n") ==
-	      NR_FIXTURES, "not said for every document:\n%s", r.buf);
+	/* said on stderr (test_cli.sh): stdout has nothing */
+	tap_check(r.len == 0, "printed on stdout:\n%s", r.buf);
 	render_free(&r);
 
 	/* found in one target of several is success, as for grep */
@@ -764,7 +764,7 @@ static void test_address_not_found(void)
 	render(&r, &o, &docs[2], 1);
 	tap_check(r.ret == 1, "VMA end taken as inside");
 	render_free(&r);
-	tap_test_done("address in no VMA is said so and returns 1");
+	tap_test_done("address in no VMA prints nothing and returns 1");
 }
 
 static void test_unknown_dash(void)
