@@ -1209,7 +1209,7 @@ int pmaps_cmd_top(int argc, char **argv)
 		return st;
 	st = reload(&t, err, sizeof(err));
 	if (st) {
-		fprintf(stderr, "%s\n", err);
+		pmaps_cmd_report("top", err);
 		top_free(&t);
 		return st;
 	}

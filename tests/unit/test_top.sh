@@ -59,11 +59,19 @@ run "$PMAPS" top -i 250 -f good-basic.txt
 expect_text top_interval_250_is_milliseconds 2 "" "pmaps top: --interval: expected seconds, got '250', which looks like milliseconds: for 250 ms write 0.25, for 250 seconds 250.0
 $usage_hint"
 
+# Named "pmaps top:" as map and watch name theirs (issue 32).
 run "$PMAPS" top -f no-such-file.txt
-expect_text top_missing_file 1 "" "pmaps: no-such-file.txt: No such file or directory"
+expect_text top_missing_file 1 "" "pmaps top: no-such-file.txt: No such file or directory"
 
 run "$PMAPS" top -f bad-count.txt
-expect_text top_malformed_file 2 "" "bad-count.txt:2: expected decimal COUNT, got '+1'"
+expect_text top_malformed_file 2 "" "pmaps top: bad-count.txt:2: expected decimal COUNT, got '+1'"
+
+if [ "$(cat /proc/2/comm 2>/dev/null)" != kthreadd ]; then
+	skip top_kernel_thread "PID 2 is not kthreadd here"
+else
+	run "$PMAPS" top 2
+	expect_text top_kernel_thread 1 "" "pmaps top: PID 2 is a kernel thread: it has no user memory"
+fi
 
 run "$PMAPS" top -f good-basic.txt < /dev/null
 expect_text top_needs_a_terminal 2 "" "pmaps top: needs a terminal: standard input and output must be one
