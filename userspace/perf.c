@@ -48,8 +48,9 @@ static const char usage_text[] =
 "  - munmap: perf records none, so a mapping stays until an mmap over its\n"
 "    range replaces it (pmaps record --snapshot-every shows unmaps between\n"
 "    two snapshots);\n"
-"  - mappings made before recording started, but those perf read from\n"
-"    /proc when it started (\"before recording\"; when is not known);\n"
+"  - mappings made before recording started, but those the recorder (perf\n"
+"    or pmaps record -p) read from /proc when it started (\"before\n"
+"    recording\"; when is not known);\n"
 "  - data and anonymous mappings, when recorded without mmap_data (perf\n"
 "    record -d);\n"
 "  - mappings in records that were lost (PERF_RECORD_LOST).\n"
@@ -377,11 +378,11 @@ static void print_notes(FILE *out, const char *path,
 		fputs("@ not seen: data and anonymous mappings: the recording did not set mmap_data (perf record -d)\n",
 		      out);
 	if (p->nr_synthesized)
-		fprintf(out, "@ before recording: %zu mapping%s perf read from /proc/%d/maps when it started; when %s made, and what came and went before, is not known\n",
+		fprintf(out, "@ before recording: %zu mapping%s read from /proc/%d/maps when recording started; when %s made, and what came and went before, is not known\n",
 			p->nr_synthesized, p->nr_synthesized == 1 ? "" : "s",
 			p->pid, p->nr_synthesized == 1 ? "it was" : "they were");
 	else if (!p->forked && !p->execed)
-		fprintf(out, "@ not seen: mappings made before recording started: pid %d ran before then, and perf read none from /proc\n",
+		fprintf(out, "@ not seen: mappings made before recording started: pid %d ran before then, and none were read from /proc\n",
 			p->pid);
 	if (d->lost)
 		fprintf(out, "@ lost: %llu records (PERF_RECORD_LOST): mappings may be missing, or replaced without a trace\n",

@@ -424,10 +424,12 @@ enum pmaps_status pmaps_read_file(const char *path, char **text,
 
 /*
  * A document without range lines is valid and shows nothing resident: an
- * empty file (a process without user memory), or, far more often, a copy
- * of /proc/PID/maps, which is the VMA headers alone.  Say which, and go
+ * empty file (a process without user memory), a saved listing of pmaps
+ * perf (which starts "@ pmaps perf: "), or, far more often, a copy of
+ * /proc/PID/maps, which is the VMA headers alone.  Say which, and go
  * on: the exit status stays that of a valid document.
  */
+#define PERF_LISTING "@ pmaps perf: "
 static void warn_no_ranges(struct pmaps_doc *doc, const char *name)
 {
 	const struct pmaps_map *map = &doc->map;
@@ -440,6 +442,12 @@ static void warn_no_ranges(struct pmaps_doc *doc, const char *name)
 		snprintf(doc->warning, sizeof(doc->warning),
 			 "pmaps: %s: warning: empty document, no VMAs and no range lines: nothing resident",
 			 name);
+	else if (doc->text_len >= strlen(PERF_LISTING) &&
+		 !memcmp(doc->text, PERF_LISTING, strlen(PERF_LISTING)))
+		/* perf.c's first line: mappings, which have no page state */
+		snprintf(doc->warning, sizeof(doc->warning),
+			 "pmaps: %s: warning: %zu VMA%s and no range lines: a listing of pmaps perf, the mappings perf.data recorded, has no page state (save pmaps --raw PID for that)",
+			 name, map->nr_vmas, map->nr_vmas == 1 ? "" : "s");
 	else
 		snprintf(doc->warning, sizeof(doc->warning),
 			 "pmaps: %s: warning: %zu VMA%s and no range lines: nothing resident (a copy of /proc/PID/maps? save pmaps --raw PID instead)",

@@ -47,6 +47,12 @@ expect demo_at 0 "$golden/perf-demo-at.maps" ""
 	"$PMAPS" -f "$tmp/a" > /dev/null 2>&1 &&
 	"$PMAPS" diff "$tmp/a" "$tmp/a" > /dev/null
 result output_reads_as_a_document
+# read as a document, it is said to be pmaps perf's, not a copy of
+# /proc/PID/maps (issue 32)
+run "$PMAPS" -f "$tmp/a"
+n=$(grep -c '^[0-9a-f]*-[0-9a-f]* ' "$tmp/a")
+[ "$rc" = 0 ] && [ "$(cat "$tmp/err")" = "pmaps: $tmp/a: warning: $n VMAs and no range lines: a listing of pmaps perf, the mappings perf.data recorded, has no page state (save pmaps --raw PID for that)" ]
+result output_read_back_says_what_it_is
 run "$PMAPS" diff "$tmp/b" "$tmp/a"
 [ "$rc" = 1 ] && grep -q "^vma	+	7f32094b2000-7f32094b3000	r-xp	.*libpmaps-perf.so$" "$tmp/out"
 result diff_shows_the_library_text_mapped_after_at
@@ -302,7 +308,7 @@ run "$PMAPS" perf -i "$tmp/p.data"
 [ "$rc" = 0 ] && ! grep -q "data.bin$" "$tmp/out" &&
 	grep -q "r-xp .*/libpmaps-perf.so$" "$tmp/out" &&
 	grep -q "^0*$astart-" "$tmp/out" &&
-	grep -q "^@ before recording: [0-9]* mappings perf read from /proc/$tpid/maps" "$tmp/out"
+	grep -q "^@ before recording: [0-9]* mappings read from /proc/$tpid/maps when recording started;" "$tmp/out"
 result record_pid_mappings
 [ -n "$have_perf" ] && same_as_perf record_pid_as_perf_script "$tmp/p.data"
 
