@@ -87,6 +87,18 @@ bool pmaps_parse_pid(const char *s, int *pid);
  */
 enum pmaps_status pmaps_check_memory(int pid, char *err, size_t errlen);
 
+/*
+ * Whether the caller may not read process pid at all (another user's,
+ * without root or ptrace access): -p NAME sums such processes up in one
+ * line instead of saying each source's refusal for each.
+ */
+bool pmaps_pid_denied(int pid);
+/*
+ * That line: "pmaps[ COMMAND]: N processes named NAME not readable: run
+ * as root" on stderr.
+ */
+void pmaps_report_denied(const char *command, int nr, const char *name);
+
 /* An option's number: decimal digits only, in [min, max]. */
 bool pmaps_number_parse(const char *s, unsigned long long min,
 			unsigned long long max, unsigned long long *val);

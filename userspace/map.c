@@ -1354,8 +1354,13 @@ static void map_png_out(struct map_run *run, const struct pmaps_doc *doc)
 	}
 }
 
-/* Load one target, draw it and let it go: one document at a time. */
-static void map_one(struct map_run *run, const char *file, int pid)
+/*
+ * Load one target, draw it and let it go: one document at a time.  denied:
+ * as for pmaps -p NAME, where the processes the caller may not read are
+ * counted, to be said once (NULL: each is said).
+ */
+static void map_one(struct map_run *run, const char *file, int pid,
+		    int *denied)
 {
 	struct pmaps_doc doc;
 	enum pmaps_status st;
@@ -1369,7 +1374,10 @@ static void map_one(struct map_run *run, const char *file, int pid)
 		pmaps_doc_warn(&doc);
 		pmaps_filter_apply(&run->filter, &doc.map);
 	}
-	if (st) {
+	if (st && denied && st == PMAPS_ERR_TARGET && pmaps_pid_denied(pid)) {
+		(*denied)++;
+		map_note(run, st);
+	} else if (st) {
 		pmaps_cmd_report("map", err);
 		map_note(run, st);
 	} else if (run->opts.by == PMAPS_MAP_BY_AGE &&
@@ -1400,7 +1408,7 @@ static void map_one(struct map_run *run, const char *file, int pid)
 
 static void map_name(struct map_run *run, const char *name)
 {
-	int i, n, *pids;
+	int i, n, *pids, denied = 0;
 
 	n = pmaps_pids_by_name(name, &pids);
 	if (n < 0) {
@@ -1411,7 +1419,9 @@ static void map_name(struct map_run *run, const char *name)
 		map_note(run, PMAPS_ERR_TARGET);
 	}
 	for (i = 0; i < n; i++)
-		map_one(run, NULL, pids[i]);
+		map_one(run, NULL, pids[i], &denied);
+	if (denied)
+		pmaps_report_denied("map", denied, name);
 	free(pids);
 }
 
@@ -1431,9 +1441,9 @@ static void map_targets(struct map_run *run, const struct map_target *t,
 		if (t[i].kind == 'p')
 			map_name(run, t[i].arg);
 		else if (t[i].kind == 'f' || run->source == PMAPS_SRC_FILE)
-			map_one(run, t[i].arg, 0);
+			map_one(run, t[i].arg, 0, NULL);
 		else if (pmaps_parse_pid(t[i].arg, &pid))
-			map_one(run, NULL, pid);
+			map_one(run, NULL, pid, NULL);
 	}
 }
 

@@ -574,9 +574,13 @@ static struct pmaps_doc *new_doc(struct run *run)
 	return &run->docs[run->nr_docs];
 }
 
-/* member: a process of --cgroup, which may end before it is read */
+/*
+ * member: a process of --cgroup, which may end before it is read.
+ * denied: where -p NAME counts the processes the caller may not read,
+ * said once for all (NULL: each is said).
+ */
 static void load_one(struct run *run, const struct options *o,
-		     const char *file, int pid, bool member)
+		     const char *file, int pid, bool member, int *denied)
 {
 	char err[4096];
 	struct pmaps_doc *doc = new_doc(run);
@@ -592,8 +596,12 @@ static void load_one(struct run *run, const struct options *o,
 	else
 		st = pmaps_load_pid(pid, o->source, doc, err, sizeof(err));
 	if (st) {
+		if (denied && st == PMAPS_ERR_TARGET && pmaps_pid_denied(pid)) {
+			(*denied)++;
+			note_status(run, st);
 		/* a group changes while it is read: no error */
-		if (!(member && st == PMAPS_ERR_TARGET && pmaps_pid_gone(pid))) {
+		} else if (!(member && st == PMAPS_ERR_TARGET &&
+			     pmaps_pid_gone(pid))) {
 			fprintf(stderr, "%s\n", err);
 			note_status(run, st);
 		}
@@ -617,25 +625,25 @@ static void load_cgroup(struct run *run, const struct options *o)
 		return;
 	}
 	for (j = 0; j < n; j++)
-		load_one(run, o, NULL, pids[j], true);
+		load_one(run, o, NULL, pids[j], true, NULL);
 	free(pids);
 }
 
 static void load_targets(struct run *run, const struct options *o)
 {
 	size_t i;
-	int j, n, pid = 0, *pids;
+	int j, n, pid = 0, *pids, denied;
 
 	for (i = 0; i < o->nr_targets; i++) {
 		const struct target *t = &o->targets[i];
 
 		switch (t->kind) {
 		case TARGET_FILE:
-			load_one(run, o, t->arg, 0, false);
+			load_one(run, o, t->arg, 0, false, NULL);
 			break;
 		case TARGET_PID:
 			pmaps_parse_pid(t->arg, &pid);
-			load_one(run, o, NULL, pid, false);
+			load_one(run, o, NULL, pid, false, NULL);
 			break;
 		case TARGET_CGROUP:
 			load_cgroup(run, o);
@@ -651,8 +659,11 @@ static void load_targets(struct run *run, const struct options *o)
 					t->arg);
 				note_status(run, PMAPS_ERR_TARGET);
 			}
+			denied = 0;
 			for (j = 0; j < n; j++)
-				load_one(run, o, NULL, pids[j], false);
+				load_one(run, o, NULL, pids[j], false, &denied);
+			if (denied)
+				pmaps_report_denied(NULL, denied, t->arg);
 			free(pids);
 			break;
 		}

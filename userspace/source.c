@@ -300,6 +300,14 @@ void pmaps_pid_label(char *label, size_t len, int pid)
 	}
 }
 
+void pmaps_report_denied(const char *command, int nr, const char *name)
+{
+	fprintf(stderr, "pmaps%s%s: %d process%s named ", command ? " " : "",
+		command ? command : "", nr, nr == 1 ? "" : "es");
+	pmaps_put_name(stderr, name);
+	fputs(" not readable: run as root\n", stderr);
+}
+
 void pmaps_put_name(FILE *out, const char *name)
 {
 	const unsigned char *p = (const unsigned char *)name;
@@ -336,6 +344,21 @@ enum pmaps_status pmaps_check_memory(int pid, char *err, size_t errlen)
 		return PMAPS_ERR_TARGET;
 	}
 	return PMAPS_OK;
+}
+
+bool pmaps_pid_denied(int pid)
+{
+	char path[64];
+	int fd;
+
+	/* the ptrace check every source's file makes at open */
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		return false;
+	}
+	return errno == EACCES || errno == EPERM;
 }
 
 enum pmaps_status pmaps_load_pid(int pid, enum pmaps_source src,

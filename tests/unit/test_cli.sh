@@ -682,6 +682,36 @@ else
 	fi
 fi
 
+# ---- -p NAME of processes the caller may not read ----
+
+# Two of root's, read as nobody: one line for both, not each source's
+# refusal for each (issue 32), in pmaps and in map.
+if [ "$(id -u)" != 0 ] || ! command -v setpriv > /dev/null; then
+	skip name_not_readable_said_once "needs root and setpriv(1)"
+	skip map_name_not_readable_said_once "needs root and setpriv(1)"
+else
+	cp "$(command -v sleep)" "$tmp/pmaps-rootonly"
+	"$tmp/pmaps-rootonly" 60 & root1=$!
+	"$tmp/pmaps-rootonly" 60 & root2=$!
+	# until both have exec'd (their name is the copy's): 10 s at most
+	i=0
+	while [ "$(cat "/proc/$root1/comm" "/proc/$root2/comm" 2> /dev/null)" != \
+		"$(printf 'pmaps-rootonly\npmaps-rootonly')" ] && [ $i -lt 200 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	run setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$PMAPS" -p pmaps-rootonly
+	expect_text name_not_readable_said_once 1 "" \
+		"pmaps: 2 processes named pmaps-rootonly not readable: run as root"
+	run setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$PMAPS" map -p pmaps-rootonly
+	expect_text map_name_not_readable_said_once 1 "" \
+		"pmaps map: 2 processes named pmaps-rootonly not readable: run as root"
+	kill "$root1" "$root2"
+	wait "$root1" "$root2" 2> /dev/null
+fi
+
 # ---- processes without user memory ----
 
 # kthreadd: PID 2 wherever the kernel starts it, as it does on Linux.
