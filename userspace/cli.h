@@ -78,6 +78,13 @@ enum pmaps_status {
 enum pmaps_status pmaps_load_pid(int pid, enum pmaps_source src,
 				 struct pmaps_doc *doc, char *err,
 				 size_t errlen);
+/*
+ * The process (thread group) that thread pid belongs to; pid itself for
+ * a process, or when it cannot be told.  pmaps_load_pid() reads a
+ * thread's process as that process (doc->pid, the label) and says so in
+ * doc->warning.
+ */
+int pmaps_tgid(int pid);
 /* A PID argument: decimal digits only, as /proc names processes. */
 bool pmaps_parse_pid(const char *s, int *pid);
 

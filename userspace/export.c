@@ -631,6 +631,7 @@ static void load(struct run *run, const struct export_opts *o, int pid,
 		pmaps_doc_free(&p->doc);
 		return;
 	}
+	pmaps_doc_warn(&p->doc);	/* a thread's ID: read as its process */
 	label_comm(p);
 	run->nr++;
 	if (count_proc(p, o->file_names)) {

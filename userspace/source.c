@@ -346,6 +346,27 @@ enum pmaps_status pmaps_check_memory(int pid, char *err, size_t errlen)
 	return PMAPS_OK;
 }
 
+int pmaps_tgid(int pid)
+{
+	char path[64], line[128];
+	int tgid = pid;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return pid;
+	/* "Tgid:\tN", a few lines in; a line longer than line is no Tgid */
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "Tgid:", 5)) {
+			if (sscanf(line + 5, "%d", &tgid) != 1 || tgid <= 0)
+				tgid = pid;
+			break;
+		}
+	fclose(f);
+	return tgid;
+}
+
 bool pmaps_pid_denied(int pid)
 {
 	char path[64];
@@ -372,6 +393,7 @@ enum pmaps_status pmaps_load_pid(int pid, enum pmaps_source src,
 	char path[64];
 	struct stat st;
 	size_t i, used;
+	int tgid;
 
 	memset(doc, 0, sizeof(*doc));
 	doc->pid = pid;
@@ -382,6 +404,17 @@ enum pmaps_status pmaps_load_pid(int pid, enum pmaps_source src,
 	if (pid <= 0 || stat(path, &st)) {
 		say(err, errlen, "pmaps: no process %d", pid);
 		return PMAPS_ERR_TARGET;
+	}
+	/*
+	 * /proc has a directory for each thread too, unlisted: a thread's ID
+	 * reads its process, which is shown and labelled as the process.
+	 */
+	tgid = pmaps_tgid(pid);
+	if (tgid != pid) {
+		snprintf(doc->warning, sizeof(doc->warning),
+			 "pmaps: %d is a thread of process %d: showing process %d",
+			 pid, tgid, tgid);
+		pid = doc->pid = tgid;
 	}
 	if (pmaps_check_memory(pid, err, errlen))
 		return PMAPS_ERR_TARGET;

@@ -14,6 +14,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 target_pid=
 cleanup() {
 	[ -n "$target_pid" ] && kill "$target_pid" 2>/dev/null
+	[ -n "${threads_pid:-}" ] && kill "$threads_pid" 2>/dev/null
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -755,6 +756,64 @@ else
 fi
 kill "$zombie_parent" 2>/dev/null
 wait "$zombie_parent" 2>/dev/null
+
+# ---- a thread's ID ----
+
+# /proc has an unlisted directory per thread: a thread's ID is read as its
+# process, said on stderr, and export labels the process (issue 32).
+cat > "$tmp/threads.c" <<'EOF'
+#include <pthread.h>
+#include <stdio.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+
+static void *thread(void *arg)
+{
+	printf("%ld %ld\n", (long)getpid(), (long)syscall(SYS_gettid));
+	fflush(stdout);
+	for (;;)
+		pause();
+	return arg;
+}
+
+int main(void)
+{
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, thread, NULL))
+		return 1;
+	pthread_join(t, NULL);
+	return 0;
+}
+EOF
+tgid= tid= threads_pid=
+if [ "$(id -u)" != 0 ]; then
+	skip thread_id_read_as_process "needs root"
+	skip thread_id_export_labels_process "needs root"
+elif ! ${CC:-cc} -pthread -o "$tmp/threads" "$tmp/threads.c" 2> "$tmp/err"; then
+	diag "$tmp/err"
+	not_ok thread_id_read_as_process
+	not_ok thread_id_export_labels_process
+else
+	"$tmp/threads" > "$tmp/threads.out" &
+	threads_pid=$!
+	wait_for_line "$tmp/threads.out" '^[0-9]* [0-9]*$' &&
+		read -r tgid tid < "$tmp/threads.out"
+	echo "# process $tgid, thread $tid"
+	run "$PMAPS" --summary "$tid"
+	label=$(head -n 1 "$tmp/out")
+	[ "$rc" = 0 ] && [ -n "$tid" ] && [ "$tid" != "$tgid" ] &&
+		[ "${label%%:*}" = "$tgid (threads)" ] &&
+		[ "$(cat "$tmp/err")" = "pmaps: $tid is a thread of process $tgid: showing process $tgid" ]
+	result thread_id_read_as_process
+	run "$PMAPS" export "$tid"
+	[ "$rc" = 0 ] && grep -q "{pid=\"$tgid\"," "$tmp/out" &&
+		! grep -q "{pid=\"$tid\"," "$tmp/out" &&
+		[ "$(cat "$tmp/err")" = "pmaps: $tid is a thread of process $tgid: showing process $tgid" ]
+	result thread_id_export_labels_process
+	kill "$threads_pid"
+	wait "$threads_pid" 2> /dev/null
+fi
 
 # ---- root denied ----
 
