@@ -27,13 +27,15 @@
  * that the source did not say.
  *
  * At scale 1 a character shows two pages: U+2580 (upper half block) in the
- * first page's colour over the second page's colour.  Without colour each
- * character is a letter for the state most of its pages have (ties: the
- * stronger state), uppercase when more than half its pages have it.  A VMA
- * that would take more than MAX_ROWS rows is zoomed: each character is one
- * cell of N pages (N the smallest power of two that fits), coloured by the
- * state most of its resident or swapped pages have, shaded by how many
- * of its pages are resident or swapped.
+ * first page's colour over the second page's colour.  A VMA that would
+ * take more than MAX_ROWS rows is zoomed: each character is one cell of N
+ * pages (N the smallest power of two that fits), coloured by the state
+ * most of its resident or swapped pages have, shaded by how many of its
+ * pages are resident or swapped.  Without colour each character is the
+ * letter of the state most of its resident or swapped pages have (ties:
+ * the stronger state), and its glyph says how many those are, as the
+ * shades do: uppercase more than 1/2 of the cell's pages, lowercase more
+ * than 1/4, ':' up to 1/4, '.' none.
  *
  * The filters are applied to the document before it is drawn: --areas
  * leaves the VMAs it selects; --flags the ranges that match, every other
@@ -522,12 +524,18 @@ static void next_cell(struct walker *w, unsigned long long scale,
 	c->state = (unsigned char)majority(counts);
 	busy = n - counts[ST_NONE];
 	c->shade = (unsigned char)(busy ? (4 * busy + n - 1) / n : 0);
+	/*
+	 * Without colour the glyph shows how full the cell is, as the shades
+	 * do: a few pages in a large cell must not look like a full one.
+	 */
 	if (c->state == ST_NONE) {
 		c->letter = '.';
+	} else if (c->shade == 1) {
+		c->letter = ':';	/* up to 1/4 resident or swapped */
 	} else {
 		c->letter = w->m->sty[c->state].letter;
-		if (2 * counts[c->state] <= n && c->letter >= 'A' &&
-		    c->letter <= 'Z')
+		/* lowercase: up to 1/2 */
+		if (c->shade == 2 && c->letter >= 'A' && c->letter <= 'Z')
 			c->letter = (char)(c->letter - 'A' + 'a');
 	}
 	c->mark = change_mark(w, from, from + n);
@@ -937,15 +945,16 @@ static void text_legend_by(struct mapctx *m, FILE *out)
 		      "  later one in the legend on a tie)\n", out);
 	else
 		fputs("  no colour: a character is 2 pages, the letter of the size most of them\n"
-		      "  have (the later one in the legend on a tie), uppercase when more than\n"
-		      "  half of its pages have it\n", out);
+		      "  have (the later one in the legend on a tie), uppercase when both are\n"
+		      "  resident, lowercase when one is\n", out);
 	if (m->any_zoom && color)
 		fprintf(out, "  zoomed, a character is N pages: the class most of those resident have,\n"
 			"  %s %s %s %s when up to 1/4, 1/2, 3/4, all of them are\n",
 			shades[1], shades[2], shades[3], shades[4]);
 	else if (m->any_zoom)
-		fputs("  zoomed, a character is N pages, drawn the same way\n",
-		      out);
+		fputs("  zoomed, a character is N pages: the class most of those resident have,\n"
+		      "  a letter in uppercase when more than 1/2 of the N are, lowercase when\n"
+		      "  more than 1/4; : when up to 1/4\n", out);
 	for (i = 0; i < (int)m->nr_notes; i++)
 		fprintf(out, "note: %s\n", m->notes[i]);
 }
@@ -983,15 +992,16 @@ static void text_legend(struct mapctx *m, FILE *out)
 		      out);
 	else
 		fputs("  a character is 2 pages: the state most of them have (the later one on a tie),\n"
-		      "  uppercase when more than half of its pages have it\n",
+		      "  uppercase when both are resident or swapped, lowercase when one is\n",
 		      out);
 	if (m->any_zoom && color)
 		fprintf(out, "  zoomed, a character is N pages: the state most of those resident or\n"
 			"  swapped have, %s %s %s %s when up to 1/4, 1/2, 3/4, all of them are\n",
 			shades[1], shades[2], shades[3], shades[4]);
 	else if (m->any_zoom)
-		fputs("  zoomed, a character is N pages, drawn the same way\n",
-		      out);
+		fputs("  zoomed, a character is N pages: the state most of those resident or\n"
+		      "  swapped have, uppercase when more than 1/2 of the N are, lowercase when\n"
+		      "  more than 1/4; : when up to 1/4\n", out);
 	if (m->opts->changes)
 		fputs("  changed since the last frame: + appeared, - vanished, ! became dirty,\n"
 		      "  * became young\n", out);

@@ -39,7 +39,7 @@ fi
 # has page 2 (mapcount 3), 3 (none), 4-6 (mapcount 2): "mMM", a shared
 # page beside a missing one being lowercase; the rw-p data has page 7
 # dirty and 8 under writeback: one character, the stronger of the two,
-# lowercase ("w"); the heap's 16 pte-dirty pages are 8 "D", then pages
+# uppercase as both are resident ("W"); the heap's 16 pte-dirty pages are 8 "D", then pages
 # 16-19 missing, page 20 pte-dirty: "..d"; the 512-page file mapping
 # wraps at 128 pages (64 characters) a row into 4 rows, 0x80000 apart,
 # its first page clean ("c"), its last shared ("m").  demo-6.*: ramfs
@@ -71,7 +71,7 @@ sed -n 2,6p "$tmp/out" > "$tmp/legend"
 printf '%s\n' "legend: . not present  C clean  Y young  M shared  D dirty" \
 	"        T mTHP  H thp  W writeback  S swapped" \
 	"  a character is 2 pages: the state most of them have (the later one on a tie)," \
-	"  uppercase when more than half of its pages have it" \
+	"  uppercase when both are resident or swapped, lowercase when one is" \
 	"note: swapped, thp, mTHP: not in a saved document, not shown" > "$tmp/want"
 [ "$rc" = 0 ] && cmp -s "$tmp/legend" "$tmp/want"
 result legend_names_every_state
@@ -115,21 +115,38 @@ result unknown_state_drawn_unknown
 
 # 1 TiB with 513 pages at its start, one at page 1000000 and 100000 from
 # page 200000000: 2^28 pages in 16 rows of 64 characters is 262144 pages
-# a character; the first is mostly empty, dirty ("d"), the fourth holds
-# the young page (1000000 / 262144 = 3), and the 100000 clean pages fall
-# in characters 762 and 763, row 11, columns 58 and 59.
+# a character; the first holds 513 pages (":", up to a quarter), the
+# fourth the young page (1000000 / 262144 = 3; ":"), and the 100000 clean
+# pages fall in characters 762 and 763, row 11, columns 58 and 59: 15872
+# of 262144 (":") and 84128 ("c", more than a quarter).
 run "$PMAPS" map --color=never --width 80 -f huge-sparse.txt
 rows_of 7e0000000000-7f0000000000 > "$tmp/rows"
 [ "$rc" = 0 ] && [ "$(wc -l < "$tmp/rows")" = 16 ] &&
 	grep -q "268435456 pages, 262144 a character" "$tmp/out" &&
-	sed -n 1p "$tmp/rows" | grep -qx '  7e0000000000 d\.\.y\.\{60\}' &&
-	sed -n 12p "$tmp/rows" | grep -qx '  7eb000000000 \.\{58\}cc\.\{4\}'
+	sed -n 1p "$tmp/rows" | grep -qx '  7e0000000000 :\.\.:\.\{60\}' &&
+	sed -n 12p "$tmp/rows" | grep -qx '  7eb000000000 \.\{58\}:c\.\{4\}'
 result zoom_fits_16_rows
 
-# --scale 4 on the heap: pages 0-15 pte-dirty, 16-19 none, 20 dirty.
+# Without colour the glyph is the density (issue 32: one page of 262144
+# was a "c", as full-looking as a full cell): cells of 4 pages with 4, 3,
+# 2 and 1 resident are "C", "C", "c" and ":", and the legend says so.
+printf '7f0000000000-7f0000010000 rw-p 00000000 00:00 0 \n' > "$tmp/density.txt"
+for n in 4 3 2 1; do
+	printf '%d\t%d\t___U___\t1\n' \
+		$((34091302912 + 4 * (4 - n))) "$n" >> "$tmp/density.txt"
+done
+run "$PMAPS" map --color=never --scale 4 -f "$tmp/density.txt"
+rows_of 7f0000000000-7f0000010000 > "$tmp/rows"
+printf '  7f0000000000 CCc:\n' > "$tmp/want"
+[ "$rc" = 0 ] && cmp -s "$tmp/rows" "$tmp/want" &&
+	grep -qx '  more than 1/4; : when up to 1/4' "$tmp/out"
+result zoom_glyph_shows_density
+
+# --scale 4 on the heap: pages 0-15 pte-dirty, 16-19 none, 20 dirty
+# (one of four: ":").
 run "$PMAPS" map --color=never --width 80 --scale 4 -f good-basic.txt
 rows_of 55d0c9b1e000-55d0c9b3f000 > "$tmp/rows"
-printf '  55d0c9b1e000 DDDD.d...\n' > "$tmp/want"
+printf '  55d0c9b1e000 DDDD.:...\n' > "$tmp/want"
 [ "$rc" = 0 ] && cmp -s "$tmp/rows" "$tmp/want" &&
 	grep -q '^55d0c9b1e000-55d0c9b3f000 rw-p \[heap\]  33 pages, 4 a character$' "$tmp/out"
 result scale_merges_pages
