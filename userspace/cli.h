@@ -85,6 +85,12 @@ enum pmaps_status pmaps_load_pid(int pid, enum pmaps_source src,
  * doc->warning.
  */
 int pmaps_tgid(int pid);
+/*
+ * For a command that takes one PID: the process of thread pid, said on
+ * stderr as "pmaps COMMAND: TID is a thread of process PID: reading
+ * process PID"; pid itself for a process.
+ */
+int pmaps_cmd_tgid(const char *command, int pid);
 /* A PID argument: decimal digits only, as /proc names processes. */
 bool pmaps_parse_pid(const char *s, int *pid);
 

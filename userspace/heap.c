@@ -767,6 +767,7 @@ static int parse_args(int argc, char **argv, struct heap_opts *o)
 				   argv[optind + 1]);
 	if (!pmaps_parse_pid(argv[optind], &o->pid))
 		return usage_error("expected a PID, got '%s'", argv[optind]);
+	o->pid = pmaps_cmd_tgid("heap", o->pid);
 	/* binary on a terminal is garbage, and may drive it: as map refuses */
 	if (o->view == VIEW_PNG && !strcmp(o->png_path, "-") &&
 	    isatty(STDOUT_FILENO))

@@ -522,6 +522,7 @@ int pmaps_cmd_record(int argc, char **argv)
 	if (pid_mode) {
 		char err[128];
 
+		r.pid = pmaps_cmd_tgid("record", r.pid);
 		/* as every command: a kernel thread maps nothing to record */
 		if (pmaps_check_memory(r.pid, err, sizeof(err))) {
 			pmaps_cmd_report("record", err);

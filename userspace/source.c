@@ -367,6 +367,16 @@ int pmaps_tgid(int pid)
 	return tgid;
 }
 
+int pmaps_cmd_tgid(const char *command, int pid)
+{
+	int tgid = pmaps_tgid(pid);
+
+	if (tgid != pid)
+		fprintf(stderr, "pmaps %s: %d is a thread of process %d: reading process %d\n",
+			command, pid, tgid, tgid);
+	return tgid;
+}
+
 bool pmaps_pid_denied(int pid)
 {
 	char path[64];
@@ -412,7 +422,7 @@ enum pmaps_status pmaps_load_pid(int pid, enum pmaps_source src,
 	tgid = pmaps_tgid(pid);
 	if (tgid != pid) {
 		snprintf(doc->warning, sizeof(doc->warning),
-			 "pmaps: %d is a thread of process %d: showing process %d",
+			 "pmaps: %d is a thread of process %d: reading process %d",
 			 pid, tgid, tgid);
 		pid = doc->pid = tgid;
 	}

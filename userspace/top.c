@@ -256,6 +256,8 @@ static int parse_args(int argc, char **argv, struct top *t, bool *done)
 		else if (!pmaps_parse_pid(argv[optind], &t->pid))
 			return usage_error("expected a PID, got '%s'",
 					   argv[optind]);
+		else
+			t->pid = pmaps_cmd_tgid("top", t->pid);
 	}
 	if (name && t->source == PMAPS_SRC_FILE)
 		return usage_error("--source=file reads files, not processes named %s",

@@ -259,6 +259,7 @@ static int parse_args(int argc, char **argv, struct wss_opts *o)
 	if (!pmaps_parse_pid(argv[optind], &o->pid))
 		return pmaps_cmd_usage_error("wss", "expected a PID, got '%s'",
 					     argv[optind]);
+	o->pid = pmaps_cmd_tgid("wss", o->pid);
 	return -1;
 }
 

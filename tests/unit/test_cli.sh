@@ -790,10 +790,12 @@ tgid= tid= threads_pid=
 if [ "$(id -u)" != 0 ]; then
 	skip thread_id_read_as_process "needs root"
 	skip thread_id_export_labels_process "needs root"
+	skip thread_id_wss_says_process "needs root"
 elif ! ${CC:-cc} -pthread -o "$tmp/threads" "$tmp/threads.c" 2> "$tmp/err"; then
 	diag "$tmp/err"
 	not_ok thread_id_read_as_process
 	not_ok thread_id_export_labels_process
+	not_ok thread_id_wss_says_process
 else
 	"$tmp/threads" > "$tmp/threads.out" &
 	threads_pid=$!
@@ -804,13 +806,18 @@ else
 	label=$(head -n 1 "$tmp/out")
 	[ "$rc" = 0 ] && [ -n "$tid" ] && [ "$tid" != "$tgid" ] &&
 		[ "${label%%:*}" = "$tgid (threads)" ] &&
-		[ "$(cat "$tmp/err")" = "pmaps: $tid is a thread of process $tgid: showing process $tgid" ]
+		[ "$(cat "$tmp/err")" = "pmaps: $tid is a thread of process $tgid: reading process $tgid" ]
 	result thread_id_read_as_process
 	run "$PMAPS" export "$tid"
 	[ "$rc" = 0 ] && grep -q "{pid=\"$tgid\"," "$tmp/out" &&
 		! grep -q "{pid=\"$tid\"," "$tmp/out" &&
-		[ "$(cat "$tmp/err")" = "pmaps: $tid is a thread of process $tgid: showing process $tgid" ]
+		[ "$(cat "$tmp/err")" = "pmaps: $tid is a thread of process $tgid: reading process $tgid" ]
 	result thread_id_export_labels_process
+	# the commands that take one PID say so too
+	run "$PMAPS" wss --clear-refs -i 0.01 -n 1 "$tid"
+	[ "$rc" = 0 ] && grep -qx "pmaps wss: $tid is a thread of process $tgid: reading process $tgid" "$tmp/err" &&
+		! grep -q "pmaps: $tid is a thread" "$tmp/err"
+	result thread_id_wss_says_process
 	kill "$threads_pid"
 	wait "$threads_pid" 2> /dev/null
 fi
