@@ -72,7 +72,10 @@ fi
 build_module() {
 	src=$build/module-$1 in=
 	case $2 in
-	"$troot"/*) src=$troot/tmp/module-$1 in="$top/tests/trixie-root.sh run" ;;
+	"$troot"/*)
+		# a root may be shared (tests/mutants links it): one copy per build
+		src=$troot/tmp/module-$1.$(printf '%s' "$build" | cksum | cut -d' ' -f1)
+		in="$top/tests/trixie-root.sh run" ;;
 	esac
 	rm -rf "$src"
 	mkdir -p "$src"
