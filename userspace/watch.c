@@ -204,7 +204,7 @@ struct watch {
 	struct totals group_prev;
 };
 
-static volatile sig_atomic_t stop_signal, resized;
+static volatile sig_atomic_t stop_signal, resized, waiting;
 static struct termios saved_termios;
 static bool termios_saved, screen_taken;
 
@@ -765,9 +765,28 @@ static void draw_frame(struct watch *w, FILE *out)
 
 /* ---- the terminal ---- */
 
+/*
+ * In the wait between frames: end after it.  Anywhere else (an open() of
+ * a FIFO, a read of a stalled file) at once, as an uncaught signal would,
+ * with the terminal given back first (write() and tcsetattr() are safe
+ * in a handler).
+ */
 static void on_stop(int sig)
 {
+	static const char restore[] = "\033[?7h\033[?25h\033[?1049l";
+
 	stop_signal = sig;
+	if (waiting)
+		return;
+	if (screen_taken) {
+		ssize_t n = write(STDOUT_FILENO, restore, sizeof(restore) - 1);
+
+		(void)n;	/* nothing more to do about it here */
+	}
+	if (termios_saved)
+		tcsetattr(STDIN_FILENO, TCSANOW, &saved_termios);
+	signal(sig, SIG_DFL);
+	raise(sig);
 }
 
 static void on_resize(int sig)
@@ -1017,10 +1036,13 @@ static bool wait_frame(struct watch *w)
 	ssize_t n;
 	enum watch_key k;
 
+	waiting = 1;
 	while (!stop_signal) {
 		left = deadline - now_ms();
-		if (left <= 0 || resized)
+		if (left <= 0 || resized) {
+			waiting = 0;
 			return false;
+		}
 		if (poll(&key, w->keys ? 1 : 0, (int)(left > 60000 ? 60000 :
 							 left)) <= 0)
 			continue;
@@ -1028,13 +1050,16 @@ static bool wait_frame(struct watch *w)
 		was = w->scroll;
 		for (i = 0; n > 0 && i < (size_t)n;) {
 			k = next_key(buf, (size_t)n, &i);
-			if (k == WK_QUIT)
+			if (k == WK_QUIT) {
+				waiting = 0;
 				return true;
+			}
 			scroll_by(w, k);
 		}
 		if (w->scroll != was)
 			show_on_terminal(w);
 	}
+	waiting = 0;
 	return true;
 }
 

@@ -30,7 +30,9 @@
  *
  * The wait is a pselect() with SIGINT and SIGTERM unblocked only there, so
  * Ctrl-C ends it at once, without a race, and the interval so far is still
- * read and reported.
+ * read and reported.  Anywhere else (an open() of a FIFO, a read of a
+ * stalled file) either signal ends pmaps wss at once, as it would any
+ * program that does not catch it.
  */
 #define _FILE_OFFSET_BITS 64
 
@@ -156,11 +158,16 @@ struct wss {
 	char err[4096];
 };
 
-static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t stop_signal, waiting;
 
+/* In the wait: end it and report.  Elsewhere: end, as uncaught. */
 static void on_stop_signal(int sig)
 {
 	stop_signal = sig;
+	if (!waiting) {
+		signal(sig, SIG_DFL);
+		raise(sig);
+	}
 }
 
 enum { OPT_CLEAR_REFS = 256, OPT_SOURCE, OPT_CGROUP, OPT_AGES };
@@ -764,17 +771,37 @@ static struct timespec ts_sub(struct timespec a, struct timespec b)
  */
 static bool wait_until(struct timespec deadline, const sigset_t *unblocked)
 {
+	static const struct timespec now_only = { 0, 0 };
 	struct timespec now, left;
+	sigset_t stops, old;
+	bool whole;
 
+	sigemptyset(&stops);
+	sigaddset(&stops, SIGINT);
+	sigaddset(&stops, SIGTERM);
+	sigprocmask(SIG_BLOCK, &stops, &old);
+	waiting = 1;
 	for (;;) {
-		if (stop_signal)
-			return false;
+		if (stop_signal) {
+			whole = false;
+			break;
+		}
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		left = ts_sub(deadline, now);
-		if (!left.tv_sec && !left.tv_nsec)
-			return true;
+		if (!left.tv_sec && !left.tv_nsec) {
+			whole = true;
+			break;
+		}
 		pselect(0, NULL, NULL, NULL, &left, unblocked);
 	}
+	/* one that came after pselect() returned ends the wait too */
+	if (sigtimedwait(&stops, NULL, &now_only) > 0 && whole) {
+		stop_signal = 1;
+		whole = false;
+	}
+	waiting = 0;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return whole;
 }
 
 static bool stop_pending(void)
@@ -1154,7 +1181,7 @@ int pmaps_cmd_wss(int argc, char **argv)
 {
 	struct wss *w = calloc(1, sizeof(*w));
 	struct sigaction sa;
-	sigset_t stops, unblocked;
+	sigset_t unblocked;
 	unsigned long nr;
 	int ret;
 
@@ -1192,10 +1219,7 @@ int pmaps_cmd_wss(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	sigemptyset(&stops);
-	sigaddset(&stops, SIGINT);
-	sigaddset(&stops, SIGTERM);
-	sigprocmask(SIG_BLOCK, &stops, &unblocked);
+	sigprocmask(SIG_BLOCK, NULL, &unblocked);
 	sigdelset(&unblocked, SIGINT);
 	sigdelset(&unblocked, SIGTERM);
 
