@@ -102,7 +102,7 @@ TOTAL 10 pages'
 guest "[    0.0] Linux version" "$demo_out
 pmaps-guest: done"
 QEMU=$work/bin/fake-qemu FAKE_GUEST=$work/guest \
-	timeout 300 "$top/tests/qemu/run.sh" --mode demo "$kernel" > "$work/demo.log" 2>&1
+	timeout -k 10 300 "$top/tests/qemu/run.sh" --mode demo "$kernel" > "$work/demo.log" 2>&1
 echo "status $?" >> "$work/demo.log"
 grep -q 'passed' "$work/demo.log" || echo "no counts" >> "$work/demo.log"
 caught demo_ends_with_how_to_see_it_here "$work/demo.log" \
@@ -112,7 +112,7 @@ caught demo_passes "$work/demo.log" '^status 0$'
 guest "[    0.0] Linux version" "start_demo: the demo exited
 pmaps-guest: done"
 QEMU=$work/bin/fake-qemu FAKE_GUEST=$work/guest \
-	timeout 300 "$top/tests/qemu/run.sh" --mode demo "$kernel" > "$work/demo_none.log" 2>&1
+	timeout -k 10 300 "$top/tests/qemu/run.sh" --mode demo "$kernel" > "$work/demo_none.log" 2>&1
 echo "status $?" >> "$work/demo_none.log"
 caught demo_without_process_fails "$work/demo_none.log" \
 	"^not ok - $kernel: the demo showed no process"

@@ -25,7 +25,7 @@ pmaps=$build/userspace/pmaps
 
 # No piece may hang this self-test either: each runs with a bound.
 piece() {
-	timeout 600 "$@"
+	timeout -k 10 600 "$@"
 }
 
 # sh_test NAME LOG: tests/unit/test_NAME.sh of the copy, its TAP in LOG

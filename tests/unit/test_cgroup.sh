@@ -219,14 +219,14 @@ set -- $sorted
 sleep 0 & gone=$!
 wait "$gone"
 # Neither side may block for good when the other has failed.
-timeout $((60 * slow)) "$PMAPS" wss --clear-refs --source=pagemap -i 0.05 \
+timeout -k 5 $((60 * slow)) "$PMAPS" wss --clear-refs --source=pagemap -i 0.05 \
 	--cgroup "$tmp/fifo" > "$tmp/out" 2> "$tmp/err" &
 wss_pid=$!
 wss_has_fifo() {
 	ls -l "/proc/$wss_pid/fd" 2> /dev/null | grep -q "$tmp/fifo/cgroup.procs"
 }
 listing() {
-	timeout $((30 * slow)) sh -c 'printf "%s\n%s\n" "$1" "$2" > "$3"' \
+	timeout -k 5 $((30 * slow)) sh -c 'printf "%s\n%s\n" "$1" "$2" > "$3"' \
 		sh "$1" "$2" "$tmp/fifo/cgroup.procs"
 }
 listing "$gone" "$1"

@@ -38,7 +38,9 @@ start() {
 	"$tmp/$start_prog" "$@" > "$tmp/fifo" &
 	pid=$!
 	pids="$pids $pid"
-	cat "$tmp/fifo" > "$tmp/layout"
+	# bounded: a target that never closes its stdout is killed
+	timeout -k 5 $((120 * slow)) cat "$tmp/fifo" > "$tmp/layout" ||
+		kill -KILL "$pid" 2> /dev/null
 }
 
 # ---- the target ----

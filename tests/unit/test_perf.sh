@@ -274,12 +274,18 @@ mkfifo "$tmp/in" "$tmp/layout.fifo" "$tmp/rec.fifo"
 "$tmp/perf_target" "$tmp/libpmaps-perf.so" "$tmp/data.bin" "" wait \
 	< "$tmp/in" > "$tmp/layout.fifo" &
 tpid=$!
+# Every read and wait below is bounded: after the limit the watchdog kills
+# both processes, which ends each read (end of file) and wait.
+( sleep $((300 * slow)); kill -KILL "$tpid" 2> /dev/null ) &
+watchdog=$!
 exec 3> "$tmp/in" 5< "$tmp/layout.fifo"
 # started, and data.bin mapped
 read -r ready <&5
 "$PMAPS" record -o "$tmp/p.data" --snapshot-every 86400.0 -p "$tpid" \
 	2> "$tmp/rec.fifo" &
 rpid=$!
+( sleep $((300 * slow)); kill -KILL "$rpid" 2> /dev/null ) &
+watchdog="$watchdog $!"
 exec 6< "$tmp/rec.fifo"
 # valgrind may warn first (of pidfd_open, which it does not know)
 while read -r started <&6; do
@@ -295,6 +301,7 @@ cat <&6 > "$tmp/rec.rest"
 echo done >&3
 exec 3>&- 5<&- 6<&-
 wait "$tpid"
+kill $watchdog 2> /dev/null
 [ "$rc" = 0 ] && [ "$ready" = ready ] &&
 	[ "$started" = "pmaps record: recording pid $tpid into $tmp/p.data" ] &&
 	grep -q "^pmaps record: [0-9]* records, 2 snapshots written to $tmp/p.data$" "$tmp/rec.rest"

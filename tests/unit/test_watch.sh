@@ -261,7 +261,7 @@ elif ! script -qec true /dev/null < /dev/null > /dev/null 2>&1; then
 else
 	# q while waiting a minute for frame 2: one frame, the screen given
 	# back, status 0.  (timeout only ends a watch that ignored q.)
-	printf q | timeout 30 script -qec \
+	printf q | timeout -k 5 30 script -qec \
 		"'$PMAPS' watch -i 60 -f good-basic.txt; echo rc=\$?" \
 		/dev/null > "$tmp/out" 2>&1
 	[ "$(grep -c 'pmaps watch: frame' "$tmp/out")" = 1 ] &&
@@ -284,7 +284,7 @@ wait \$p
 echo rc=\$?
 stty -a | grep -q -- '-icanon' || echo modes restored
 EOF
-	timeout 60 script -qec "sh '$tmp/term.sh'" /dev/null < /dev/null \
+	timeout -k 5 60 script -qec "sh '$tmp/term.sh'" /dev/null < /dev/null \
 		> "$tmp/out" 2>&1
 	grep -q 'rc=0' "$tmp/out" && grep -q 'modes restored' "$tmp/out" &&
 		grep -q "${esc}\[?1049l" "$tmp/out"
