@@ -18,10 +18,12 @@
  */
 #include <linux/capability.h>
 #include <linux/cred.h>
+#include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/fcntl.h>
 #include <linux/fs.h>
 #include <linux/magic.h>
+#include <linux/moduleparam.h>
 #include <linux/mount.h>
 #include <linux/namei.h>
 #include <linux/path.h>
@@ -30,6 +32,7 @@
 #include <linux/proc_fs.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/task.h>
+#include <linux/spinlock.h>
 #include <linux/stat.h>
 #include <linux/user_namespace.h>
 
@@ -77,12 +80,53 @@ static int pmaps_may_open_maps(const struct path *proc, struct pid *pid)
 	return 0;
 }
 
+#ifdef PMAPS_TEST_HOOKS
+/*
+ * Test builds only (make PMAPS_TEST_HOOKS=y, as tests/qemu/run.sh builds
+ * the module it tests): while test_hold_check is set, an open waits, at
+ * most PMAPS_TEST_HOLD_MS, between taking the target's mm and the check,
+ * and counts itself in test_held_checks first.  A guest test makes the
+ * target's thread exit in that window (test_perm_thread_exit_during_open).
+ */
+#define PMAPS_TEST_HOLD_MS	10000
+
+static bool pmaps_test_hold_check;
+module_param_named(test_hold_check, pmaps_test_hold_check, bool, 0600);
+static int pmaps_test_held_checks;
+module_param_named(test_held_checks, pmaps_test_held_checks, int, 0400);
+static DEFINE_SPINLOCK(pmaps_test_lock);
+
+static void pmaps_test_hold(void)
+{
+	unsigned int waited;
+
+	if (!READ_ONCE(pmaps_test_hold_check))
+		return;
+	spin_lock(&pmaps_test_lock);
+	pmaps_test_held_checks++;
+	spin_unlock(&pmaps_test_lock);
+	for (waited = 0; waited < PMAPS_TEST_HOLD_MS &&
+	     READ_ONCE(pmaps_test_hold_check); waited += 20)
+		msleep(20);
+}
+#else
+static inline void pmaps_test_hold(void)
+{
+}
+#endif
+
 /*
  * The check for one program of @task: its mm (mmget()), NULL for a task
  * without one (kernel threads, zombies), an ERR_PTR, or -EAGAIN when an
  * exec() replaced the mm while procfs was deciding.  Only exec() replaces
  * an mm, and it replaces the credentials with it, so an mm that is the same
  * before and after the check is the one the check was made for.
+ *
+ * A task that has no mm after the check (its thread exited meanwhile)
+ * serves none, though the mm taken before may live on in its other threads
+ * or CLONE_VM users: procfs checks nothing when it finds no mm
+ * (proc_mem_open() makes mm_access()'s -ESRCH an empty file), so the check
+ * may have been made for no mm at all.
  */
 static struct mm_struct *pmaps_check_mm(struct file *file, struct pid *pid,
 					struct task_struct *task)
@@ -91,6 +135,7 @@ static struct mm_struct *pmaps_check_mm(struct file *file, struct pid *pid,
 	struct path proc;
 	int err;
 
+	pmaps_test_hold();
 	err = pmaps_proc_root(file, &proc);
 	if (!err) {
 		err = pmaps_may_open_maps(&proc, pid);
@@ -102,20 +147,21 @@ static struct mm_struct *pmaps_check_mm(struct file *file, struct pid *pid,
 	 */
 	if (!err && !pid_has_task(pid, PIDTYPE_PID))
 		err = -ESRCH;
-	if (!err) {
-		after = get_task_mm(task);
-		/* An exit leaves no mm, which reads as an empty file. */
-		if (after && after != mm)
-			err = -EAGAIN;
-		if (after)
-			mmput(after);
-	}
 	if (err) {
 		if (mm)
 			mmput(mm);
 		return ERR_PTR(err);
 	}
-	return mm;
+	after = get_task_mm(task);
+	if (after)
+		mmput(after);
+	if (after != mm && mm) {
+		mmput(mm);
+		/* An exit leaves no mm, which reads as an empty file. */
+		return after ? ERR_PTR(-EAGAIN) : NULL;
+	}
+	/* An mm where there was none: not this check's; check again. */
+	return after == mm ? mm : ERR_PTR(-EAGAIN);
 }
 
 /* exec()s in a row that an open waits out before it gives up with EAGAIN */

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <pthread.h>
 #include <sched.h>
 #include <limits.h>
 #include <signal.h>
@@ -1482,6 +1483,226 @@ static enum outcome test_perm_open_then_drop(void)
 	return read_target_in_child(&setup, read_after_drop);
 }
 
+/* ---- a thread that exits while the module decides ---- */
+
+/* The number at the start of path, or -1. */
+static long read_long(const char *path)
+{
+	struct text t = { 0 };
+	long v = -1;
+
+	if (!read_path_text(path, READ_CHUNK, &t) && t.len)
+		v = strtol(t.data, NULL, 10);
+	text_free(&t);
+	return v;
+}
+
+
+/* The module's test hooks (PMAPS_TEST_HOOKS, module/access.c). */
+#define TEST_HOOKS		"/sys/module/pmaps_ext/parameters"
+#define HOLD_CHECK		TEST_HOOKS "/test_hold_check"
+#define HELD_CHECKS		TEST_HOOKS "/test_held_checks"
+/* How long the test waits for each step of the race it stages. */
+#define STAGE_WAIT_MS		5000
+
+static void exit_this_thread(int sig)
+{
+	(void)sig;
+	syscall(SYS_exit, 0);
+}
+
+/*
+ * The target's second thread: given a byte on the pipe, it makes the
+ * process non-dumpable and has the leader thread, which /proc/PID names,
+ * exit alone, then keeps the mm alive.
+ */
+static void *leader_exit_helper(void *arg)
+{
+	int fd = *(int *)arg;
+	char byte;
+
+	while (read(fd, &byte, 1) < 0 && errno == EINTR)
+		;
+	prctl(PR_SET_DUMPABLE, 0);
+	syscall(SYS_tgkill, getpid(), getpid(), SIGUSR1);
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/* A dumpable uid 65534 target with four written pages and a helper. */
+static char *setup_leader_exit(void *arg)
+{
+	static int cmd_fd;
+	pthread_t helper;
+	char *base;
+
+	cmd_fd = *(int *)arg;
+	if (!drop_to_nobody(1))
+		return NULL;
+	base = map_anon(4);
+	if (!base)
+		return NULL;
+	write_pages(base, 0, 4, 1);
+	if (signal(SIGUSR1, exit_this_thread) == SIG_ERR ||
+	    pthread_create(&helper, NULL, leader_exit_helper, &cmd_fd))
+		return NULL;
+	return base;
+}
+
+/* The state letter of /proc/PID/stat, or 0. */
+static char proc_state(pid_t pid)
+{
+	char path[64], state = 0;
+	struct text t = { 0 };
+	const char *paren;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (!read_path_text(path, READ_CHUNK, &t) && t.len) {
+		paren = memrchr(t.data, ')', t.len);
+		if (paren && paren + 2 < t.data + t.len)
+			state = paren[2];
+	}
+	text_free(&t);
+	return state;
+}
+
+/* Sleep 10 ms at a time until done(arg), at most STAGE_WAIT_MS. */
+static bool wait_until(bool (*done)(const void *arg), const void *arg)
+{
+	int waited;
+
+	for (waited = 0; waited < STAGE_WAIT_MS; waited += 10) {
+		if (done(arg))
+			return true;
+		usleep(10000);
+	}
+	return done(arg);
+}
+
+static bool held_more(const void *arg)
+{
+	return read_long(HELD_CHECKS) > *(const long *)arg;
+}
+
+static bool is_zombie(const void *arg)
+{
+	return proc_state(*(const pid_t *)arg) == 'Z';
+}
+
+/*
+ * Open path as uid 65534 and read it whole; the byte count (or -errno of
+ * the open) goes to fd.
+ */
+static void open_and_count(const char *path, int fd)
+{
+	struct text t = { 0 };
+	long long n;
+	int file, err;
+
+	if (!drop_to_nobody(1))
+		_exit(1);
+	file = open(path, O_RDONLY | O_CLOEXEC);
+	if (file < 0) {
+		n = -errno;
+	} else {
+		err = read_fd_text(file, READ_CHUNK, 0, &t);
+		n = err ? err : (long long)t.len;
+		close(file);
+	}
+	_exit(write(fd, &n, sizeof(n)) == (ssize_t)sizeof(n) ? 0 : 1);
+}
+
+/*
+ * The mm is taken first and the check made after: if the thread /proc/PID
+ * names exits in between, procfs finds no mm and checks nothing, and the
+ * mm taken before, alive in the other thread, must not be served.  Staged
+ * with the module's hook: uid 65534 opens the file of a uid 65534 target
+ * that is dumpable (so the name resolves), the hook holds the open after
+ * the mm is taken, the target turns non-dumpable and its leader exits,
+ * then the open goes on.  It must read as empty, as an exited target
+ * does; the target's text is what it read before the fix.
+ */
+static enum outcome test_perm_thread_exit_during_open(void)
+{
+	struct target t = { .pid = -1, .release_fd = -1 };
+	enum outcome result = FAIL;
+	int cmd[2] = { -1, -1 }, count[2] = { -1, -1 };
+	char path[PATH_MAX];
+	long long n = LLONG_MIN;
+	pid_t reader = -1;
+	long held;
+
+	if (!require_root())
+		return skip("needs root");
+	if (!pid_dir[0])
+		return skip("/proc/PID/pmaps takes the mm in proc_mem_open(), after its check");
+	if (access(HOLD_CHECK, W_OK)) {
+		tap_diag("%s: %s: the module was built without PMAPS_TEST_HOOKS=y",
+			 HOLD_CHECK, strerror(errno));
+		return FAIL;
+	}
+	if (pipe(cmd) || pipe(count)) {
+		tap_diag("pipe: %s", strerror(errno));
+		goto out;
+	}
+	if (target_start(&t, setup_leader_exit, &cmd[0]))
+		goto out;
+	pmaps_path_pid(path, sizeof(path), t.pid);
+	held = read_long(HELD_CHECKS);
+	if (write_string(HOLD_CHECK, "1"))
+		goto out;
+	fflush(stdout);
+	reader = fork();
+	if (reader < 0) {
+		tap_diag("fork: %s", strerror(errno));
+		goto out;
+	}
+	if (reader == 0) {
+		die_with_parent(getppid());
+		open_and_count(path, count[1]);
+	}
+	if (!wait_until(held_more, &held)) {
+		tap_diag("the open of %s never reached the hook (%s is %ld)",
+			 path, HELD_CHECKS, read_long(HELD_CHECKS));
+		goto out;
+	}
+	if (write(cmd[1], "x", 1) != 1 || !wait_until(is_zombie, &t.pid)) {
+		tap_diag("the target's leader thread did not exit (state %c)",
+			 proc_state(t.pid));
+		goto out;
+	}
+	write_string(HOLD_CHECK, "0");
+	close(count[1]);
+	count[1] = -1;
+	if (read(count[0], &n, sizeof(n)) != (ssize_t)sizeof(n)) {
+		tap_diag("the reader reported nothing");
+		goto out;
+	}
+	if (n == 0)
+		result = PASS;
+	else if (n < 0)
+		tap_diag("open %s as uid %d: %s; expected an empty file", path,
+			 NOBODY, strerror((int)-n));
+	else
+		tap_diag("uid %d read %lld bytes of %s, now non-dumpable, whose leader exited during the open; expected 0",
+			 NOBODY, n, path);
+out:
+	write_string(HOLD_CHECK, "0");
+	if (reader > 0) {
+		kill(reader, SIGKILL);
+		waitpid(reader, NULL, 0);
+	}
+	target_end(&t);
+	for (int i = 0; i < 2; i++) {
+		if (cmd[i] >= 0)
+			close(cmd[i]);
+		if (count[i] >= 0)
+			close(count[i]);
+	}
+	return result;
+}
+
 /* ---- page state of files the reader cannot write ---- */
 
 #define SHARED_FILE_PAGES	4
@@ -2068,17 +2289,6 @@ struct huge_pool {
 	char old[32];
 };
 
-static long read_long(const char *path)
-{
-	struct text t = { 0 };
-	long v = -1;
-
-	if (!read_path_text(path, READ_CHUNK, &t) && t.len)
-		v = strtol(t.data, NULL, 10);
-	text_free(&t);
-	return v;
-}
-
 /*
  * Add @pages huge pages of @kb KiB to the pool.  SKIP when the kernel has
  * no such huge pages, FAIL when it cannot find the memory for them; the
@@ -2566,6 +2776,7 @@ static const struct test_case tests[] = {
 	TEST(test_perm_nondumpable),
 	TEST(test_perm_self),
 	TEST(test_perm_open_then_drop),
+	TEST(test_perm_thread_exit_during_open),
 	TEST(test_file_state_withheld_from_other_users),
 	TEST(test_file_state_withheld_exclusive_mapcount),
 	TEST(test_file_state_cow_copy_shown),

@@ -65,7 +65,8 @@ else
 fi
 
 # Build the module for kernel $1 against $2 in a private copy, $src, so
-# kernels never share objects.  The 7.x kernels' kbuild tools run only
+# kernels never share objects, with the test hooks the guest suites use
+# (PMAPS_TEST_HOOKS, Kbuild).  The 7.x kernels' kbuild tools run only
 # inside the trixie root, so for a KDIR there the copy goes into the root
 # and make runs chrooted there (tests/trixie-root.sh run), with the paths
 # as the root sees them.
@@ -80,8 +81,8 @@ build_module() {
 	rm -rf "$src"
 	mkdir -p "$src"
 	cp -r "$top/Kbuild" "$top/module" "$src/"
-	$in make -s -C "${2#"$troot"}" M="${src#"$troot"}" W=1 modules \
-		> "$src/build.log" 2>&1
+	$in make -s -C "${2#"$troot"}" M="${src#"$troot"}" W=1 \
+		PMAPS_TEST_HOOKS=y modules > "$src/build.log" 2>&1
 	status=$?
 	if [ $status -ne 0 ] || grep -qE 'warning:|error:' "$src/build.log"; then
 		cat "$src/build.log"
