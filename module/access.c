@@ -196,20 +196,22 @@ struct mm_struct *pmaps_mm_access(struct file *file, struct pid *pid)
 
 /*
  * Which PIDs a reader sees: those it may read, decided by a procfs of the
- * module's own, mounted with hidepid=invisible.  procfs then answers
+ * module's own, mounted with hidepid=ptraceable.  procfs then answers
  * lookup and stat of a PID exactly as a /proc with that option would: the
  * name exists only for a reader that passes PTRACE_MODE_READ_FSCREDS on
  * the process (LSM hook included), and its owner is /proc/PID/maps's,
- * which task_dump_owner() makes root for a non-dumpable process.  The
- * reader's own /proc cannot be used: ->lookup() and ->d_revalidate() are
- * not told which mount the path came through.  A /proc without hidepid=
- * shows more (every PID and its owner); these files show no more than any
- * hidepid= would.
+ * which task_dump_owner() makes root for a non-dumpable process.  Not
+ * hidepid=invisible: without gid= its pid_gid is root's group, and
+ * has_pid_permissions() admits any reader in group 0, as a supplementary
+ * group too, before asking ptrace.  The reader's own /proc cannot be used:
+ * ->lookup() and ->d_revalidate() are not told which mount the path came
+ * through.  A /proc without hidepid= shows more (every PID and its owner);
+ * these files show no more than any hidepid= would.
  */
 struct vfsmount *pmaps_pid_procfs_mount(void)
 {
 	/* parsed in place, so not a string literal */
-	char options[] = "hidepid=invisible,subset=pid";
+	char options[] = "hidepid=ptraceable,subset=pid";
 	struct file_system_type *proc = get_fs_type("proc");
 
 	/*

@@ -1961,19 +1961,16 @@ static bool listed(const char *dir, const char *name)
 }
 
 /*
- * As NOBODY: the root target at *arg is neither listed, nor looked up, nor
- * stat()ed; the reader's own PID is, owned by the reader.
+ * The root target hidden is neither listed, nor looked up, nor stat()ed
+ * by this reader (uid NOBODY); the reader's own PID is, owned by it.
  */
-static bool hidden_from_nobody(void *arg)
+static bool pid_hidden(pid_t hidden)
 {
-	pid_t hidden = *(pid_t *)arg;
 	char path[PATH_MAX], who[24], me[24];
 	struct stat st;
 	bool ok = true;
 	int fd;
 
-	if (!drop_to_nobody(1))
-		return false;
 	snprintf(who, sizeof(who), "%d", (int)hidden);
 	snprintf(me, sizeof(me), "%d", (int)getpid());
 	if (listed(listing_dir(), who)) {
@@ -2009,6 +2006,30 @@ static bool hidden_from_nobody(void *arg)
 	return ok;
 }
 
+/* As NOBODY, the root target at *arg is hidden. */
+static bool hidden_from_nobody(void *arg)
+{
+	return drop_to_nobody(1) && pid_hidden(*(pid_t *)arg);
+}
+
+/*
+ * As NOBODY with root's group 0 as a supplementary group, the root target
+ * at *arg is hidden all the same: a group is no ptrace right.
+ */
+static bool hidden_from_group_0(void *arg)
+{
+	const gid_t root_group = 0;
+
+	if (setgroups(1, &root_group) || setresgid(NOBODY, NOBODY, NOBODY) ||
+	    setresuid(NOBODY, NOBODY, NOBODY) || prctl(PR_SET_DUMPABLE, 1)) {
+		tap_diag("becoming uid %d in group 0: %s", NOBODY,
+			 strerror(errno));
+		return false;
+	}
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	return pid_hidden(*(pid_t *)arg);
+}
+
 static bool proc_has_hidepid(void)
 {
 	char line[1024];
@@ -2024,8 +2045,11 @@ static bool proc_has_hidepid(void)
 	return found;
 }
 
-/* A root target, hidden from NOBODY while /proc is mounted with option. */
-static enum outcome run_hidden_from_nobody(const char *option)
+/*
+ * A root target, hidden from the reader run_in_child(reader) makes while
+ * /proc is mounted with option.
+ */
+static enum outcome run_hidden(const char *option, bool (*reader)(void *arg))
 {
 	struct anon_setup setup = { .pages = 1, .stride = 1 };
 	struct target t;
@@ -2043,7 +2067,7 @@ static enum outcome run_hidden_from_nobody(const char *option)
 	}
 	ok = !target_start(&t, setup_anon, &setup);
 	if (ok) {
-		ok = run_in_child(hidden_from_nobody, &t.pid);
+		ok = run_in_child(reader, &t.pid);
 		target_end(&t);
 	}
 	if (option && mount("proc", "/proc", NULL, MS_REMOUNT, "hidepid=0")) {
@@ -2055,12 +2079,12 @@ static enum outcome run_hidden_from_nobody(const char *option)
 
 static enum outcome test_hidepid_invisible(void)
 {
-	return run_hidden_from_nobody("hidepid=invisible");
+	return run_hidden("hidepid=invisible", hidden_from_nobody);
 }
 
 static enum outcome test_hidepid_2(void)
 {
-	return run_hidden_from_nobody("hidepid=2");
+	return run_hidden("hidepid=2", hidden_from_nobody);
 }
 
 /*
@@ -2071,7 +2095,18 @@ static enum outcome test_unreadable_pids_hidden(void)
 {
 	if (!pid_dir[0])
 		return skip("/proc/PID/pmaps is listed as /proc lists it");
-	return run_hidden_from_nobody(NULL);
+	return run_hidden(NULL, hidden_from_nobody);
+}
+
+/*
+ * Nor does group 0 show them: hidepid=invisible without gid= would admit
+ * any reader in root's group (has_pid_permissions()).
+ */
+static enum outcome test_unreadable_pids_hidden_from_group_0(void)
+{
+	if (!pid_dir[0])
+		return skip("/proc/PID/pmaps is listed as /proc lists it");
+	return run_hidden(NULL, hidden_from_group_0);
 }
 
 /* Owned as /proc/PID/maps is: by root for a non-dumpable process. */
@@ -2788,6 +2823,7 @@ static const struct test_case tests[] = {
 	TEST(test_hidepid_invisible),
 	TEST(test_hidepid_2),
 	TEST(test_unreadable_pids_hidden),
+	TEST(test_unreadable_pids_hidden_from_group_0),
 	TEST(test_owner_follows_procfs),
 	TEST(test_header_matches_maps),
 	TEST(test_pid_namespace),
