@@ -23,15 +23,20 @@ extern const struct file_operations pmaps_numa_file_operations;
 /*
  * walk.c: print the range lines of @vma from @addr on.  Stops early once a
  * record holds PMAPS_LINES_PER_RECORD lines, so every record is small, and
- * returns where the next record starts (vma->vm_end when done).  Without
- * @page_cache_visible, the shared state of the VMA's page-cache pages is
- * withheld (see pmaps_may_see_page_cache()).
+ * returns where the next record starts (vma->vm_end when done).
  */
 #define PMAPS_LINES_PER_RECORD	32
+/*
+ * @withhold: whose shared state is withheld from a reader who may not read
+ * /proc/kpageflags: PMAPS_WITHHOLD_PAGE_CACHE, the VMA's page-cache pages
+ * (pmaps_may_see_page_cache() said no), and PMAPS_WITHHOLD_KSM, KSM pages.
+ */
+#define PMAPS_WITHHOLD_PAGE_CACHE	BIT(0)
+#define PMAPS_WITHHOLD_KSM		BIT(1)
 /* @fields: the opt-in range fields; the RFC's four are always printed. */
 #define PMAPS_FIELDS_NUMA	BIT(0)	/* NODE and KB (/proc/pmaps_ext/numa) */
 unsigned long pmaps_show_ranges(struct seq_file *m, struct vm_area_struct *vma,
-				unsigned long addr, bool page_cache_visible,
+				unsigned long addr, unsigned int withhold,
 				unsigned int fields);
 
 /* fs.c: the filesystem mounted on /proc/pmaps_ext. */

@@ -288,6 +288,16 @@ static void pmaps_show_header(struct seq_file *m, struct vm_area_struct *vma)
 	seq_putc(m, '\n');
 }
 
+/* Whose shared state the record's pages withhold (PMAPS_WITHHOLD_*). */
+static unsigned int pmaps_withhold(struct seq_file *m, struct pmaps_file *pf)
+{
+	if (pf->page_flags_visible)
+		return 0;
+	if (pmaps_may_see_page_cache(m->file, pf->vma))
+		return PMAPS_WITHHOLD_KSM;
+	return PMAPS_WITHHOLD_KSM | PMAPS_WITHHOLD_PAGE_CACHE;
+}
+
 static int pmaps_show(struct seq_file *m, void *v)
 {
 	struct pmaps_file *pf = m->private;
@@ -296,9 +306,7 @@ static int pmaps_show(struct seq_file *m, void *v)
 		pmaps_show_header(m, pf->vma);
 	if (pf->ranges)
 		pf->resume = pmaps_show_ranges(m, pf->vma, pf->addr,
-					       pf->page_flags_visible ||
-					       pmaps_may_see_page_cache(m->file,
-									pf->vma),
+					       pmaps_withhold(m, pf),
 					       pf->fields);
 	return 0;
 }

@@ -96,7 +96,7 @@ struct pmaps_range {
 struct pmaps_walk {
 	struct seq_file *m;
 	struct vm_area_struct *vma;
-	bool withhold_page_cache;	/* see pmaps_withheld() */
+	unsigned int withhold;		/* PMAPS_WITHHOLD_*, see pmaps_withheld() */
 	bool numa;			/* print NODE, KB and AGE too */
 	struct pmaps_range range;
 	unsigned int lines;		/* range lines this record printed */
@@ -209,15 +209,21 @@ static bool pmaps_end_range(struct pmaps_walk *walk, unsigned long addr)
 }
 
 /*
- * A page whose shared state this reader may not see: a page-cache page
- * (or a page of a VMA without a file, such as [vdso]) in a VMA that fails
- * mincore()'s rule, for a reader who may not read /proc/kpageflags.  An
- * anonymous folio, a copy-on-write copy in a private file mapping
+ * A page whose shared state this reader may not see, for a reader who may
+ * not read /proc/kpageflags: a page-cache page (or a page of a VMA without
+ * a file, such as [vdso]) in a VMA that fails mincore()'s rule, and a KSM
+ * page anywhere.  A KSM page is mapped by every process, of any user,
+ * that holds the same bytes: its mapcount would tell how many do, the
+ * deduplication side channel, and its R, A, D and W how they use it.  Any
+ * other anonymous folio, a copy-on-write copy in a private file mapping
  * included, shows no more than anonymous VMAs show.
  */
 static bool pmaps_withheld(const struct pmaps_walk *walk, struct folio *folio)
 {
-	return walk->withhold_page_cache && !folio_test_anon(folio);
+	if (folio_test_anon(folio))
+		return (walk->withhold & PMAPS_WITHHOLD_KSM) &&
+		       folio_test_ksm(folio);
+	return walk->withhold & PMAPS_WITHHOLD_PAGE_CACHE;
 }
 
 /*
@@ -846,13 +852,13 @@ static enum pmaps_step pmaps_walk_hugetlb(struct pmaps_walk *walk,
 #endif /* CONFIG_HUGETLB_PAGE */
 
 unsigned long pmaps_show_ranges(struct seq_file *m, struct vm_area_struct *vma,
-				unsigned long addr, bool page_cache_visible,
+				unsigned long addr, unsigned int withhold,
 				unsigned int fields)
 {
 	struct pmaps_walk walk = {
 		.m = m,
 		.vma = vma,
-		.withhold_page_cache = !page_cache_visible,
+		.withhold = withhold,
 		.numa = fields & PMAPS_FIELDS_NUMA,
 		.resume = vma->vm_end,
 	};

@@ -1936,6 +1936,194 @@ static enum outcome test_file_state_shown_cap_dac_read_search(void)
 	return run_file_view(0, 0644, false, &view);
 }
 
+/* ---- KSM pages ---- */
+
+#define KSM_DIR			"/sys/kernel/mm/ksm"
+/* How long ksmd may take to merge the test's pages under TCG. */
+#define KSM_MERGE_WAIT_MS	60000
+/* The processes holding the same page: two root targets and a reader. */
+#define KSM_SHARERS		3
+
+/* The knobs the test sets, as they were. */
+struct ksm_knobs {
+	char run[16], pages_to_scan[16], sleep_millisecs[16];
+};
+
+static void read_knob(const char *name, char *value, size_t size)
+{
+	char path[96];
+	long v;
+
+	snprintf(path, sizeof(path), KSM_DIR "/%s", name);
+	v = read_long(path);
+	snprintf(value, size, "%ld", v);
+}
+
+static void write_knob(const char *name, const char *value)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), KSM_DIR "/%s", name);
+	write_string(path, value);
+}
+
+/* Start ksmd scanning fast; SKIP without KSM. */
+static enum outcome ksm_start(struct ksm_knobs *old)
+{
+	if (access(KSM_DIR "/run", F_OK))
+		return skip("the kernel has no KSM (no %s/run)", KSM_DIR);
+	read_knob("run", old->run, sizeof(old->run));
+	read_knob("pages_to_scan", old->pages_to_scan,
+		  sizeof(old->pages_to_scan));
+	read_knob("sleep_millisecs", old->sleep_millisecs,
+		  sizeof(old->sleep_millisecs));
+	write_knob("pages_to_scan", "1000");
+	write_knob("sleep_millisecs", "10");
+	write_knob("run", "1");
+	return PASS;
+}
+
+static void ksm_restore(const struct ksm_knobs *old)
+{
+	write_knob("run", old->run);
+	write_knob("pages_to_scan", old->pages_to_scan);
+	write_knob("sleep_millisecs", old->sleep_millisecs);
+}
+
+/* What setup_ksm_page writes, and as whom. */
+struct ksm_page {
+	unsigned int tag;	/* makes the page this test's own */
+	bool drop;		/* become NOBODY (dumpable) first */
+};
+
+/* One page of bytes only this test writes, offered to KSM. */
+static char *setup_ksm_page(void *arg)
+{
+	const struct ksm_page *kp = arg;
+	char *base;
+
+	if (kp->drop && !drop_to_nobody(1))
+		return NULL;
+	base = map_anon(1);
+	if (!base)
+		return NULL;
+	memset(base, 0x5a, page_size);
+	snprintf(base, page_size, "pmaps_test KSM page %u", kp->tag);
+	if (madvise(base, page_size, MADV_MERGEABLE))
+		return NULL;
+	return base;
+}
+
+static bool ksm_merged(const void *arg)
+{
+	const struct target *t = arg;
+	char path[64];
+	int i;
+
+	for (i = 0; i < KSM_SHARERS; i++) {
+		snprintf(path, sizeof(path), "/proc/%d/ksm_merging_pages",
+			 (int)t[i].pid);
+		if (read_long(path) < 1)
+			return false;
+	}
+	return true;
+}
+
+/* Read the text of the page at base in pid as uid NOBODY, or as root. */
+struct ksm_view {
+	pid_t pid;
+	const char *base;
+	bool as_nobody;
+	const struct rule *rule;
+};
+
+static bool check_ksm_view(void *arg)
+{
+	static const struct span want[] = { { 0, 1 } };
+	const struct ksm_view *view = arg;
+	struct pmaps_map map;
+	bool ok;
+
+	if (view->as_nobody && !drop_to_nobody(1))
+		return false;
+	if (load_pid(view->pid, &map))
+		return false;
+	ok = check_ranges(&map, view->base, page_size, want, 1, view->rule);
+	pmaps_map_free(&map);
+	return ok;
+}
+
+/*
+ * Two root targets and a uid 65534 one hold the same bytes, and KSM
+ * merges them into one page mapped three times; then the uid 65534
+ * target's page is read as uid 65534 or as root.
+ */
+static enum outcome run_ksm_view(bool as_nobody, const struct rule *rule)
+{
+	struct target t[KSM_SHARERS];
+	struct ksm_page kp = { .tag = (unsigned int)getpid() };
+	struct ksm_knobs old;
+	struct ksm_view view;
+	enum outcome result;
+	int i, started = 0;
+	bool ok = false;
+
+	if (!require_root())
+		return skip("needs root");
+	result = ksm_start(&old);
+	if (result != PASS)
+		return result;
+	for (i = 0; i < KSM_SHARERS; i++) {
+		kp.drop = i == KSM_SHARERS - 1;
+		if (target_start(&t[i], setup_ksm_page, &kp))
+			goto out;
+		started++;
+	}
+	for (i = 0; i < KSM_MERGE_WAIT_MS / STAGE_WAIT_MS && !ksm_merged(t); i++)
+		wait_until(ksm_merged, t);
+	if (!ksm_merged(t)) {
+		tap_diag("ksmd did not merge the %d pages in %d s (pages_sharing %ld)",
+			 KSM_SHARERS, KSM_MERGE_WAIT_MS / 1000,
+			 read_long(KSM_DIR "/pages_sharing"));
+		goto out;
+	}
+	view = (struct ksm_view){
+		.pid = t[KSM_SHARERS - 1].pid, .base = t[KSM_SHARERS - 1].base,
+		.as_nobody = as_nobody, .rule = rule,
+	};
+	ok = run_in_child(check_ksm_view, &view);
+out:
+	for (i = 0; i < started; i++)
+		target_end(&t[i]);
+	ksm_restore(&old);
+	return ok ? PASS : FAIL;
+}
+
+/*
+ * The count of a merged page tells how many processes, of any user, hold
+ * the same bytes, and its R, A, D and W how they use them: withheld from
+ * a reader who may not read /proc/kpageflags, as for page-cache pages.
+ */
+static enum outcome test_ksm_withheld_from_other_users(void)
+{
+	static const struct rule rule = {
+		.set = FLAG(UPTODATE), .unknown = SHARED_STATE,
+		.mapcount = PMAPS_MAPCOUNT_UNKNOWN,
+	};
+
+	return run_ksm_view(true, &rule);
+}
+
+/* Root sees the merged page in full: mapped by the three processes. */
+static enum outcome test_ksm_shown_to_root(void)
+{
+	static const struct rule rule = {
+		.set = FLAG(UPTODATE), .mapcount = KSM_SHARERS,
+	};
+
+	return run_ksm_view(false, &rule);
+}
+
 /* ---- which PIDs a reader sees ---- */
 
 /* The directory that lists the PIDs: the module's, or /proc. */
@@ -2820,6 +3008,8 @@ static const struct test_case tests[] = {
 	TEST(test_file_state_shown_if_writable),
 	TEST(test_file_state_withheld_cap_sys_ptrace),
 	TEST(test_file_state_shown_cap_dac_read_search),
+	TEST(test_ksm_withheld_from_other_users),
+	TEST(test_ksm_shown_to_root),
 	TEST(test_hidepid_invisible),
 	TEST(test_hidepid_2),
 	TEST(test_unreadable_pids_hidden),
