@@ -269,16 +269,35 @@ int pmaps_pid_owner(struct vfsmount *procfs, struct pid *pid, kuid_t *uid,
  * Page state that is the same in every process mapping the page (R, A,
  * D, W and the mapcount) lets a reader watch other users' processes use a
  * file both map.  The kernel shows it to whoever may read
- * /proc/kpageflags and /proc/kpagecount, root-owned and mode 0400: the
- * opener may if generic_permission() would let it read such a file.
- * Called at open, so current's credentials are the opener's.  No audit:
- * this asks for no privilege, and every unprivileged open would log.
+ * /proc/kpageflags and /proc/kpagecount, root-owned and mode 0400, so the
+ * opener of @file sees it if it may open /proc/kpageflags, in the procfs
+ * that @file's mount sits on: credentials, capabilities and LSMs decide
+ * as for that file, and a root an LSM confines away from it is no
+ * exception.  Called at open, so current's credentials are the opener's.
+ *
+ * First the part of generic_permission() that decides for such a file,
+ * without audit: a reader who fails it is told no without an open, which
+ * would log a denial at every unprivileged open.  A procfs without the
+ * file (CONFIG_PROC_PAGE_MONITOR off, or mounted subset=pid) leaves that
+ * answer, as no LSM rule can name the file there.
  */
-bool pmaps_may_read_page_flags(void)
+bool pmaps_may_read_page_flags(struct file *file)
 {
-	return uid_eq(current_fsuid(), GLOBAL_ROOT_UID) ||
-	       ns_capable_noaudit(&init_user_ns, CAP_DAC_OVERRIDE) ||
-	       ns_capable_noaudit(&init_user_ns, CAP_DAC_READ_SEARCH);
+	struct file *flags;
+	struct path proc;
+
+	if (!uid_eq(current_fsuid(), GLOBAL_ROOT_UID) &&
+	    !ns_capable_noaudit(&init_user_ns, CAP_DAC_OVERRIDE) &&
+	    !ns_capable_noaudit(&init_user_ns, CAP_DAC_READ_SEARCH))
+		return false;
+	if (pmaps_proc_root(file, &proc))
+		return false;
+	flags = file_open_root(&proc, "kpageflags", O_RDONLY, 0);
+	path_put(&proc);
+	if (IS_ERR(flags))
+		return PTR_ERR(flags) == -ENOENT;
+	filp_close(flags, NULL);
+	return true;
 }
 
 /*

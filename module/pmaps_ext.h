@@ -12,7 +12,7 @@ struct mm_struct *pmaps_mm_access(struct file *file, struct pid *pid);
 struct vfsmount *pmaps_pid_procfs_mount(void);
 int pmaps_pid_owner(struct vfsmount *procfs, struct pid *pid, kuid_t *uid,
 		    kgid_t *gid);
-bool pmaps_may_read_page_flags(void);
+bool pmaps_may_read_page_flags(struct file *file);
 bool pmaps_may_see_page_cache(const struct file *reader,
 			      struct vm_area_struct *vma);
 

@@ -335,7 +335,7 @@ static int pmaps_open_fields(struct inode *inode, struct file *file,
 		return -ENOMEM;
 	}
 	pf->mm = mm;
-	pf->page_flags_visible = pmaps_may_read_page_flags();
+	pf->page_flags_visible = pmaps_may_read_page_flags(file);
 	pf->fields = fields;
 	return 0;
 }

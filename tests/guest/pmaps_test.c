@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <linux/landlock.h>
 #include <pthread.h>
 #include <sched.h>
 #include <limits.h>
@@ -1758,10 +1759,77 @@ struct file_view {
 	const char *path;
 	uid_t reader;		/* 0: stay root */
 	uint32_t caps;		/* capabilities kept by a non-root reader */
+	bool root_caps_only;	/* root keeps only caps */
+	bool confined;		/* Landlock denies it /proc/kpageflags */
 	bool cow_first_page;	/* map it private and write page 0 */
 	bool withheld;		/* R, A, D, W and the mapcount withheld */
 	long mapcount;		/* of the pages the reader only read */
 };
+
+/*
+ * The Landlock ABI version, or 0 (errno set) when the kernel has none or
+ * did not enable it.
+ */
+static int landlock_abi(void)
+{
+	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0,
+			   LANDLOCK_CREATE_RULESET_VERSION);
+
+	return abi > 0 ? (int)abi : 0;
+}
+
+/*
+ * Confine this process with Landlock: it may open for reading only files
+ * beneath the module's directory (pid_dir) and this process's /proc/PID,
+ * where the module opens maps.  /proc/kpageflags is no longer its to read,
+ * though its credentials would let it.
+ */
+static bool confine_reads(void)
+{
+	struct landlock_ruleset_attr attr = {
+		.handled_access_fs = LANDLOCK_ACCESS_FS_READ_FILE,
+	};
+	char own[32];
+	const char *allowed[] = { pid_dir, own };
+	int ruleset, fd;
+	size_t i;
+
+	snprintf(own, sizeof(own), "/proc/%d", (int)getpid());
+	ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr,
+			       sizeof(attr), 0);
+	if (ruleset < 0) {
+		tap_diag("landlock_create_ruleset: %s", strerror(errno));
+		return false;
+	}
+	for (i = 0; i < ARRAY_SIZE(allowed); i++) {
+		struct landlock_path_beneath_attr beneath = {
+			.allowed_access = LANDLOCK_ACCESS_FS_READ_FILE,
+		};
+
+		/* left open: it keeps the procfs inode the rule names */
+		fd = open(allowed[i], O_PATH | O_CLOEXEC);
+		beneath.parent_fd = fd;
+		if (fd < 0 || syscall(SYS_landlock_add_rule, ruleset,
+				      LANDLOCK_RULE_PATH_BENEATH, &beneath, 0)) {
+			tap_diag("allowing reads beneath %s: %s", allowed[i],
+				 strerror(errno));
+			return false;
+		}
+	}
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    syscall(SYS_landlock_restrict_self, ruleset, 0)) {
+		tap_diag("landlock_restrict_self: %s", strerror(errno));
+		return false;
+	}
+	close(ruleset);
+	fd = open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 || errno != EACCES) {
+		tap_diag("confined, open /proc/kpageflags: %s; expected EACCES",
+			 fd >= 0 ? "opened" : strerror(errno));
+		return false;
+	}
+	return true;
+}
 
 /*
  * As view->reader, map the file read (and page 0 written, copy-on-write, if
@@ -1788,7 +1856,8 @@ static bool check_file_view(void *arg)
 		read_rule.unknown = SHARED_STATE;
 	else
 		read_rule.set |= FLAG(DIRTY);
-	if (view->reader && !drop_to_with_caps(view->reader, view->caps))
+	if ((view->reader || view->root_caps_only) &&
+	    !drop_to_with_caps(view->reader, view->caps))
 		return false;
 	fd = open(view->path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
@@ -1812,6 +1881,8 @@ static bool check_file_view(void *arg)
 		want = (struct span){ 1, SHARED_FILE_PAGES - 1 };
 	}
 	drain_lru_batches();
+	if (view->confined && !confine_reads())
+		return false;
 	if (load_who("self", &map))
 		return false;
 	/* the pages it only read, relative to the first of them */
@@ -1934,6 +2005,36 @@ static enum outcome test_file_state_shown_cap_dac_read_search(void)
 	};
 
 	return run_file_view(0, 0644, false, &view);
+}
+
+/*
+ * Root without capabilities may read /proc/kpageflags (root's, mode 0400)
+ * and sees everything, though the file of uid 65534 fails mincore()'s rule
+ * for it: neither its owner, nor CAP_FOWNER, nor may it write the file.
+ */
+static enum outcome test_file_state_shown_root_without_caps(void)
+{
+	struct file_view view = { .root_caps_only = true, .mapcount = 2 };
+
+	return run_file_view(NOBODY, 0644, false, &view);
+}
+
+/*
+ * The same root, denied /proc/kpageflags by an LSM (Landlock): whether it
+ * may read that file is its open's to decide, not its credentials'.
+ */
+static enum outcome test_file_state_withheld_confined_root(void)
+{
+	struct file_view view = {
+		.root_caps_only = true, .confined = true, .withheld = true,
+		.mapcount = PMAPS_MAPCOUNT_UNKNOWN,
+	};
+
+	if (!pid_dir[0])
+		return skip("/proc/PID/pmaps decides kpageflags by capabilities");
+	if (!landlock_abi())
+		return skip("no Landlock: %s", strerror(errno));
+	return run_file_view(NOBODY, 0644, false, &view);
 }
 
 /* ---- KSM pages ---- */
@@ -3008,6 +3109,8 @@ static const struct test_case tests[] = {
 	TEST(test_file_state_shown_if_writable),
 	TEST(test_file_state_withheld_cap_sys_ptrace),
 	TEST(test_file_state_shown_cap_dac_read_search),
+	TEST(test_file_state_shown_root_without_caps),
+	TEST(test_file_state_withheld_confined_root),
 	TEST(test_ksm_withheld_from_other_users),
 	TEST(test_ksm_shown_to_root),
 	TEST(test_hidepid_invisible),
