@@ -307,6 +307,11 @@ static int pmaps_fill_super(struct super_block *sb, struct fs_context *fc)
 	sb->s_blocksize = PAGE_SIZE;
 	sb->s_blocksize_bits = PAGE_SHIFT;
 	sb->s_magic = PMAPS_FS_MAGIC;
+	/*
+	 * As procfs: no stacking file system on top.  Its files open other
+	 * procfs files (pmaps_may_open_maps()), which is magic enough.
+	 */
+	sb->s_stack_depth = FILESYSTEM_MAX_STACK_DEPTH;
 	sb->s_op = &pmaps_super_operations;
 	set_default_d_op(sb, &pmaps_dentry_operations);
 	sb->s_time_gran = 1;
@@ -318,19 +323,49 @@ static int pmaps_fill_super(struct super_block *sb, struct fs_context *fc)
 	return sb->s_root ? 0 : -ENOMEM;
 }
 
+/* A superblock whose procfs is in the pid namespace of @fc's. */
+static int pmaps_same_pid_ns(struct super_block *sb, struct fs_context *fc)
+{
+	struct vfsmount *procfs = fc->s_fs_info;
+
+	return proc_pid_ns(pmaps_procfs(sb)->mnt_sb) ==
+	       proc_pid_ns(procfs->mnt_sb);
+}
+
 /*
- * Each mount has its own procfs for pmaps_pid_owner(), in the mounter's
- * pid namespace; sget_fc() hands it on from fc->s_fs_info to the
- * superblock.
+ * One superblock per pid namespace of the mounters, with its procfs for
+ * pmaps_pid_owner() in that namespace; sget_fc() hands the procfs on from
+ * fc->s_fs_info to a new superblock, and pmaps_free_fc() drops it when an
+ * existing one is reused.  Sharing the superblock, a second mount on the
+ * same mount point is refused by do_add_mount() with EBUSY, as for any
+ * file system with one superblock.  With a superblock per mount it
+ * stacked: a manual mount that made the kernel load the module, while the
+ * modprobe.d rule mounted it, left two, and after modprobe -r unmounted
+ * one the other kept the module busy.  s_stack_depth does not prevent
+ * that; it only concerns stacking file systems such as overlayfs.
  */
 static int pmaps_get_tree(struct fs_context *fc)
 {
 	struct vfsmount *procfs = pmaps_pid_procfs_mount();
+	struct super_block *sb;
+	int err;
 
 	if (IS_ERR(procfs))
 		return PTR_ERR(procfs);
 	fc->s_fs_info = procfs;
-	return get_tree_nodev(fc, pmaps_fill_super);
+	sb = sget_fc(fc, pmaps_same_pid_ns, set_anon_super_fc);
+	if (IS_ERR(sb))
+		return PTR_ERR(sb);
+	if (!sb->s_root) {
+		err = pmaps_fill_super(sb, fc);
+		if (err) {
+			deactivate_locked_super(sb);
+			return err;
+		}
+		sb->s_flags |= SB_ACTIVE;
+	}
+	fc->root = dget(sb->s_root);
+	return 0;
 }
 
 /* A context that made no superblock still holds its procfs. */

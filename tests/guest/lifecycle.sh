@@ -14,7 +14,7 @@ load() { insmod /pmaps_ext.ko && mount -t pmaps_ext pmaps_ext /proc/pmaps_ext; }
 unload() { umount /proc/pmaps_ext && rmmod pmaps_ext; }
 
 echo "TAP version 13"
-echo "1..6"
+echo "1..7"
 
 # The mount pins the module: rmmod must refuse while it is mounted.
 test_rmmod_refused_while_mounted() {
@@ -34,6 +34,25 @@ test_unload_refused_while_open() {
 	[ $busy -ne 0 ] && [ $refused -ne 0 ] && loaded && mounted
 }
 check test_unload_refused_while_open test_unload_refused_while_open
+
+# A second mount on /proc/pmaps_ext, as when a manual mount makes the
+# kernel load the module and the modprobe.d rule mounts it meanwhile, is
+# refused: stacked, it would keep the module busy after one umount.
+test_second_mount_refused() {
+	mount -t pmaps_ext pmaps_ext /proc/pmaps_ext 2>/dev/null
+	status=$?
+	count=$(grep -c ' /proc/pmaps_ext pmaps_ext ' /proc/mounts)
+	if [ $status -eq 0 ] || [ "$count" -ne 1 ]; then
+		echo "# the second mount exited $status; /proc/mounts lists $count pmaps_ext mounts"
+		# leave one mount for the tests after this one
+		while [ "$(grep -c ' /proc/pmaps_ext pmaps_ext ' /proc/mounts)" -gt 1 ]; do
+			umount /proc/pmaps_ext || break
+		done
+		return 1
+	fi
+	unload && load
+}
+check test_second_mount_refused test_second_mount_refused
 
 # Load, read, unload 100 times; the console is checked for warnings.
 test_load_unload_100() {
