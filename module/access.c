@@ -109,8 +109,27 @@ static void pmaps_test_hold(void)
 	     READ_ONCE(pmaps_test_hold_check); waited += 20)
 		msleep(20);
 }
+
+/*
+ * How many times pmaps_may_see_page_cache() asked a file, in
+ * test_page_cache_checks (test_page_cache_checked_once_per_vma).
+ */
+static int pmaps_test_page_cache_checks;
+module_param_named(test_page_cache_checks, pmaps_test_page_cache_checks,
+		   int, 0444);
+
+static void pmaps_test_count_page_cache_check(void)
+{
+	spin_lock(&pmaps_test_lock);
+	pmaps_test_page_cache_checks++;
+	spin_unlock(&pmaps_test_lock);
+}
 #else
 static inline void pmaps_test_hold(void)
+{
+}
+
+static inline void pmaps_test_count_page_cache_check(void)
 {
 }
 #endif
@@ -301,12 +320,13 @@ bool pmaps_may_read_page_flags(struct file *file)
 }
 
 /*
- * For other readers, mincore()'s rule (can_do_mincore(), v5.0 "mm/mincore.c:
+ * For other readers, mincore()'s rule (can_do_mincore(), v5.2 "mm/mincore.c:
  * make mincore() more conservative"): a VMA's page-cache state is shown
  * if the VMA is anonymous or its file is one the reader owns or could open
  * for writing.  Decided with the credentials @reader was opened with, as
  * pagemap decides what it shows, so a descriptor passed to a more
- * privileged process shows it no more.  May sleep (->permission()).
+ * privileged process shows it no more.  May sleep (->permission(), which
+ * on NFS or FUSE may ask the server): seq.c asks once per VMA per read().
  */
 bool pmaps_may_see_page_cache(const struct file *reader,
 			      struct vm_area_struct *vma)
@@ -318,6 +338,7 @@ bool pmaps_may_see_page_cache(const struct file *reader,
 		return true;
 	if (!vma->vm_file)
 		return false;
+	pmaps_test_count_page_cache_check();
 	saved = override_creds(reader->f_cred);
 	may = file_owner_or_capable(vma->vm_file) ||
 	      file_permission(vma->vm_file, MAY_WRITE) == 0;

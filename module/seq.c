@@ -55,6 +55,13 @@ struct pmaps_file {
 	unsigned long resume;		/* where the record after it starts */
 	/* The last header whose record was kept, set by ->next: */
 	struct pmaps_header shown;
+	/*
+	 * pmaps_may_see_page_cache() for page_cache_vma, kept while the lock
+	 * that keeps that VMA is held: once per VMA per read(), not once per
+	 * record, as it may wait for a file server under the target's lock.
+	 */
+	struct vm_area_struct *page_cache_vma;
+	bool page_cache_visible;
 };
 
 static void pmaps_header_of(struct pmaps_header *h, struct vm_area_struct *vma)
@@ -122,6 +129,7 @@ static struct vm_area_struct *pmaps_find_vma(struct pmaps_file *pf,
 			return pf->vma;
 		pmaps_vma_unlock(pf->vma);
 		pf->lock = PMAPS_MM_USERS;
+		pf->page_cache_vma = NULL;
 		break;
 	default:
 		break;
@@ -217,6 +225,7 @@ static void pmaps_stop(struct seq_file *m, void *v)
 		break;
 	}
 	pf->lock = PMAPS_UNLOCKED;
+	pf->page_cache_vma = NULL;
 	mmput(pf->mm);
 }
 
@@ -293,7 +302,12 @@ static unsigned int pmaps_withhold(struct seq_file *m, struct pmaps_file *pf)
 {
 	if (pf->page_flags_visible)
 		return 0;
-	if (pmaps_may_see_page_cache(m->file, pf->vma))
+	if (pf->page_cache_vma != pf->vma) {
+		pf->page_cache_visible = pmaps_may_see_page_cache(m->file,
+								  pf->vma);
+		pf->page_cache_vma = pf->vma;
+	}
+	if (pf->page_cache_visible)
 		return PMAPS_WITHHOLD_KSM;
 	return PMAPS_WITHHOLD_KSM | PMAPS_WITHHOLD_PAGE_CACHE;
 }

@@ -2037,6 +2037,142 @@ static enum outcome test_file_state_withheld_confined_root(void)
 	return run_file_view(NOBODY, 0644, false, &view);
 }
 
+#define PAGE_CACHE_CHECKS	TEST_HOOKS "/test_page_cache_checks"
+/*
+ * A file of this many pages, every other one in the page cache: 128
+ * range lines, which the module prints 32 to a record
+ * (PMAPS_LINES_PER_RECORD).
+ */
+#define MANY_RANGES_PAGES	256
+#define ONE_READ		(1 << 20)
+
+/*
+ * As uid 65534, map root's 0644 file (which fails mincore()'s rule), read
+ * its pages (fault-around maps no hole, tmpfs keeps the others), and read
+ * the own text in one read(): the module must have asked the file system
+ * at most once per VMA with a file, not once per record.
+ */
+static bool checks_once_per_vma(void *arg)
+{
+	const char *file = arg;
+	size_t len = MANY_RANGES_PAGES * page_size, i, headers = 0, ranges = 0;
+	unsigned long inode;
+	long before, after;
+	char path[PATH_MAX], *buf, *line;
+	ssize_t n, more;
+	char *base;
+	int fd;
+
+	if (!drop_to_nobody(1))
+		return false;
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		tap_diag("open %s: %s", file, strerror(errno));
+		return false;
+	}
+	base = map_between_guards(len, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	buf = malloc(ONE_READ);
+	if (!base || !buf)
+		return false;
+	madvise(base, len, MADV_NOHUGEPAGE);
+	for (i = 0; i < MANY_RANGES_PAGES; i += 2)
+		read_pages(base, i, i + 1);
+	pmaps_path(path, sizeof(path), "self");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		tap_diag("open %s: %s", path, strerror(errno));
+		return false;
+	}
+	before = read_long(PAGE_CACHE_CHECKS);
+	n = read(fd, buf, ONE_READ - 1);
+	after = read_long(PAGE_CACHE_CHECKS);
+	more = read(fd, buf + (n > 0 ? n : 0), 1);
+	close(fd);
+	if (n <= 0 || more != 0) {
+		tap_diag("%s did not come in one read() (%zd, then %zd)", path,
+			 n, more);
+		return false;
+	}
+	buf[n] = '\0';
+	for (line = buf; line && *line; line = strchr(line, '\n')) {
+		if (*line == '\n')
+			line++;
+		if (*line && strcspn(line, "\t\n") == strcspn(line, "\n")) {
+			/* a header; a VMA with a file has an inode */
+			if (sscanf(line, "%*s %*s %*s %*s %lu", &inode) == 1 &&
+			    inode)
+				headers++;
+		} else if (*line) {
+			ranges++;
+		}
+	}
+	if (ranges < MANY_RANGES_PAGES / 2) {
+		tap_diag("%zu range lines; the file's %d alone should give %d",
+			 ranges, MANY_RANGES_PAGES / 2, MANY_RANGES_PAGES / 2);
+		return false;
+	}
+	if (after - before < 1 || after - before > (long)headers) {
+		tap_diag("one read() of %zd bytes, %zu VMAs with a file: %ld file permission checks; expected 1 to %zu",
+			 n, headers, after - before, headers);
+		return false;
+	}
+	return true;
+}
+
+/* A sparse file of pages pages, pages 0, 2, 4, ... written. */
+static int write_every_other_page(int fd, size_t pages)
+{
+	char *page = malloc(page_size);
+	size_t i;
+
+	if (!page)
+		return -1;
+	memset(page, 'x', page_size);
+	for (i = 0; i < pages; i += 2)
+		if (pwrite(fd, page, page_size, (off_t)(i * page_size)) !=
+		    (ssize_t)page_size)
+			break;
+	free(page);
+	return i < pages || ftruncate(fd, (off_t)(pages * page_size)) ? -1 : 0;
+}
+
+/*
+ * mincore()'s rule asks the file system (->permission()) under the
+ * target's lock; once per VMA per read(), so that a slow server stalls
+ * the target as little as it can.
+ */
+static enum outcome test_page_cache_checked_once_per_vma(void)
+{
+	char file[64];
+	bool ok;
+	int fd;
+
+	if (!require_root())
+		return skip("needs root");
+	if (!pid_dir[0])
+		return skip("/proc/PID/pmaps has no test hooks");
+	if (access(PAGE_CACHE_CHECKS, R_OK)) {
+		tap_diag("%s: %s: the module was built without PMAPS_TEST_HOOKS=y",
+			 PAGE_CACHE_CHECKS, strerror(errno));
+		return FAIL;
+	}
+	snprintf(file, sizeof(file), "/tmp/pmaps_records.XXXXXX");
+	fd = mkstemp(file);
+	if (fd < 0 || write_every_other_page(fd, MANY_RANGES_PAGES) ||
+	    fchmod(fd, 0644)) {
+		tap_diag("making %s: %s", file, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		unlink(file);
+		return FAIL;
+	}
+	close(fd);
+	ok = run_in_child(checks_once_per_vma, file);
+	unlink(file);
+	return ok ? PASS : FAIL;
+}
+
 /* ---- KSM pages ---- */
 
 #define KSM_DIR			"/sys/kernel/mm/ksm"
@@ -3111,6 +3247,7 @@ static const struct test_case tests[] = {
 	TEST(test_file_state_shown_cap_dac_read_search),
 	TEST(test_file_state_shown_root_without_caps),
 	TEST(test_file_state_withheld_confined_root),
+	TEST(test_page_cache_checked_once_per_vma),
 	TEST(test_ksm_withheld_from_other_users),
 	TEST(test_ksm_shown_to_root),
 	TEST(test_hidepid_invisible),
