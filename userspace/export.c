@@ -53,6 +53,7 @@
 #include "commands.h"
 #include "hugepage.h"
 #include "kind.h"
+#include "outfile.h"
 
 static const char export_usage[] =
 "Usage: pmaps export [--openmetrics] [OPTION]... PID...\n"
@@ -77,10 +78,11 @@ static const char export_usage[] =
 "                        or unknown, as the views name folios\n"
 "      --file-names      a file label on file and shmem samples, one sample\n"
 "                        per file: as many series as mapped files\n"
-"  -o, --output FILE     write FILE.tmp, then rename it to FILE, so that a\n"
-"                        reader never sees half of it: for node_exporter's\n"
-"                        textfile collector, FILE in its directory and\n"
-"                        named *.prom\n"
+"  -o, --output FILE     write a new file beside FILE (.FILE.XXXXXX), then\n"
+"                        rename it to FILE, so that a reader never sees half\n"
+"                        of it: for node_exporter's textfile collector, FILE\n"
+"                        in its directory and named *.prom; an existing FILE\n"
+"                        that is not a regular file is not replaced\n"
 "      --source=SOURCE   auto, kernel, module or pagemap, as for pmaps\n"
 "  -h, --help            show this help and exit\n"
 "\n"
@@ -664,50 +666,34 @@ static void load_all(struct run *run, const struct export_opts *o)
 }
 
 /*
- * Write to path.tmp and rename it to path: node_exporter may read the
- * directory at any moment, and a half-written file would be a scrape
- * error or, worse, half the series missing.  0, or -1 with a message.
+ * Write to a new file beside path and rename it to path: node_exporter
+ * may read the directory at any moment, and a half-written file would be
+ * a scrape error or, worse, half the series missing.  0, or -1 with a
+ * message.
  */
 static int write_atomically(const char *path, const struct proc *procs,
 			    size_t nr)
 {
-	size_t len = strlen(path) + sizeof(".tmp");
-	char *tmp = malloc(len);
-	const char *failed;	/* the file the error is about */
-	FILE *out = NULL;
-	int fd, e = 0;
+	struct pmaps_outfile o;
+	char err[PATH_MAX * 2 + 128];
+	FILE *out;
 
-	if (!tmp) {
-		fputs("pmaps export: out of memory\n", stderr);
+	if (pmaps_outfile_open(&o, path, 0644, err, sizeof(err))) {
+		fprintf(stderr, "pmaps export: %s\n", err);
 		return -1;
 	}
-	snprintf(tmp, len, "%s.tmp", path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0 || !(out = fdopen(fd, "w"))) {
-		fprintf(stderr, "pmaps export: %s: %s\n", tmp, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		free(tmp);
+	out = pmaps_outfile_stream(&o);
+	if (!out) {
+		fprintf(stderr, "pmaps export: %s: %s\n", path,
+			strerror(errno));
+		pmaps_outfile_abort(&o);
 		return -1;
 	}
 	put_openmetrics(out, procs, nr);
-	failed = tmp;
-	errno = 0;
-	if (ferror(out) || fflush(out))
-		e = errno ? errno : EIO;
-	if (fclose(out) && !e)
-		e = errno ? errno : EIO;
-	if (!e && rename(tmp, path)) {
-		e = errno;
-		failed = path;
-	}
-	if (e) {
-		fprintf(stderr, "pmaps export: %s: %s\n", failed, strerror(e));
-		unlink(tmp);
-		free(tmp);
+	if (pmaps_outfile_commit(&o, NULL, err, sizeof(err))) {
+		fprintf(stderr, "pmaps export: %s\n", err);
 		return -1;
 	}
-	free(tmp);
 	return 0;
 }
 

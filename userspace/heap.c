@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,7 @@
 #include "commands.h"
 #include "heap.h"
 #include "map.h"
+#include "outfile.h"
 #include "png.h"
 
 #define LEVELS		8		/* grey levels 0..8: eighths */
@@ -533,14 +535,24 @@ static int view_png(const struct heap_opts *o,
 		    const struct pmaps_heap_report *r)
 {
 	bool is_stdout = !strcmp(o->png_path, "-");
-	FILE *f = is_stdout ? stdout : fopen(o->png_path, "wb");
+	struct pmaps_outfile out;
+	char err[PATH_MAX * 2 + 128];
 	int ret, st = PMAPS_OK;
-	char err[256];
+	FILE *f = stdout;
 
-	if (!f) {
-		fprintf(stderr, "pmaps heap: %s: %s\n", o->png_path,
-			strerror(errno));
-		return PMAPS_ERR_TARGET;
+	if (!is_stdout) {
+		if (pmaps_outfile_open(&out, o->png_path, 0666, err,
+				       sizeof(err))) {
+			fprintf(stderr, "pmaps heap: %s\n", err);
+			return PMAPS_ERR_TARGET;
+		}
+		f = pmaps_outfile_stream(&out);
+		if (!f) {
+			fprintf(stderr, "pmaps heap: %s: %s\n", o->png_path,
+				strerror(errno));
+			pmaps_outfile_abort(&out);
+			return PMAPS_ERR_TARGET;
+		}
 	}
 	ret = heap_png(f, o, r, err, sizeof(err));
 	if (ret > 0 && is_stdout) {
@@ -551,9 +563,13 @@ static int view_png(const struct heap_opts *o,
 			ret > 0 ? strerror(ret) : err);
 		st = PMAPS_ERR_TARGET;
 	}
-	if (!is_stdout && fclose(f)) {
-		fprintf(stderr, "pmaps heap: %s: %s\n", o->png_path,
-			strerror(errno));
+	if (is_stdout)
+		return st;
+	/* no half image in place of what was there */
+	if (ret) {
+		pmaps_outfile_abort(&out);
+	} else if (pmaps_outfile_commit(&out, NULL, err, sizeof(err))) {
+		fprintf(stderr, "pmaps heap: %s\n", err);
 		st = PMAPS_ERR_TARGET;
 	}
 	return st;

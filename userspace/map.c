@@ -45,6 +45,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "map.h"
+#include "outfile.h"
 #include "pagemap.h"
 #include "png.h"
 
@@ -1339,15 +1341,26 @@ static void map_write_error(struct map_run *run, int err)
 static void map_png_out(struct map_run *run, const struct pmaps_doc *doc)
 {
 	bool is_stdout = !strcmp(run->png_path, "-");
-	FILE *f = is_stdout ? stdout : fopen(run->png_path, "wb");
-	char err[256];
+	struct pmaps_outfile o;
+	char err[PATH_MAX * 2 + 128];
+	FILE *f = stdout;
 	int ret;
 
-	if (!f) {
-		fprintf(stderr, "pmaps map: %s: %s\n", run->png_path,
-			strerror(errno));
-		map_note(run, PMAPS_ERR_TARGET);
-		return;
+	if (!is_stdout) {
+		if (pmaps_outfile_open(&o, run->png_path, 0666, err,
+				       sizeof(err))) {
+			fprintf(stderr, "pmaps map: %s\n", err);
+			map_note(run, PMAPS_ERR_TARGET);
+			return;
+		}
+		f = pmaps_outfile_stream(&o);
+		if (!f) {
+			fprintf(stderr, "pmaps map: %s: %s\n", run->png_path,
+				strerror(errno));
+			pmaps_outfile_abort(&o);
+			map_note(run, PMAPS_ERR_TARGET);
+			return;
+		}
 	}
 	ret = map_png(f, &run->opts, doc, err, sizeof(err));
 	if (ret > 0 && is_stdout) {
@@ -1357,9 +1370,13 @@ static void map_png_out(struct map_run *run, const struct pmaps_doc *doc)
 			ret > 0 ? strerror(ret) : err);
 		map_note(run, PMAPS_ERR_TARGET);
 	}
-	if (!is_stdout && fclose(f)) {
-		fprintf(stderr, "pmaps map: %s: %s\n", run->png_path,
-			strerror(errno));
+	if (is_stdout)
+		return;
+	/* no half image in place of what was there */
+	if (ret)
+		pmaps_outfile_abort(&o);
+	else if (pmaps_outfile_commit(&o, NULL, err, sizeof(err))) {
+		fprintf(stderr, "pmaps map: %s\n", err);
 		map_note(run, PMAPS_ERR_TARGET);
 	}
 }

@@ -28,6 +28,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <linux/perf_event.h>
 #include <poll.h>
 #include <signal.h>
@@ -44,6 +45,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "outfile.h"
 #include "perfdata.h"
 
 static const char usage_text[] =
@@ -54,7 +56,8 @@ static const char usage_text[] =
 "Children and threads started meanwhile are followed.\n"
 "\n"
 "  -o, --output FILE     the perf.data to write (default: perf.data; an\n"
-"                        existing one becomes perf.data.old, as with perf)\n"
+"                        existing one becomes perf.data.old, as with perf,\n"
+"                        once the new one is complete)\n"
 "  -p, --pid PID         record this running process until it exits or\n"
 "                        pmaps record is interrupted (SIGINT, SIGTERM);\n"
 "                        what it had mapped before is written first, as\n"
@@ -477,7 +480,9 @@ int pmaps_cmd_record(int argc, char **argv)
 	struct rec r = { .pid = 0 };
 	long long every_ms = 0;
 	bool pid_mode = false;
-	int opt, out = -1, go = -1, err_fd = -1, pidfd = -1, status = 0;
+	int opt, go = -1, err_fd = -1, pidfd = -1, status = 0;
+	struct pmaps_outfile out = { .fd = -1 };
+	char err[PATH_MAX * 2 + 128];
 	enum pmaps_status ret = PMAPS_ERR_TARGET;
 	struct timespec every;
 	uint64_t next_snap = 0;
@@ -568,16 +573,16 @@ int pmaps_cmd_record(int argc, char **argv)
 	if (open_events(&r, pid_mode))
 		goto out;
 
-	if (!strcmp(path, "perf.data") && !access(path, F_OK))
-		rename(path, "perf.data.old");
-	out = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (out < 0) {
-		fprintf(stderr, "pmaps record: %s: %s\n", path,
-			strerror(errno));
+	/*
+	 * A new file beside path, renamed over it once complete: a command
+	 * that does not start, or a write that fails, leaves what was there.
+	 */
+	if (pmaps_outfile_open(&out, path, 0600, err, sizeof(err))) {
+		fprintf(stderr, "pmaps record: %s\n", err);
 		goto out;
 	}
-	if (pmaps_perf_writer_start(&r.w, out, &r.attr, sizeof(r.attr), r.ids,
-				    r.nr_fds))
+	if (pmaps_perf_writer_start(&r.w, out.fd, &r.attr, sizeof(r.attr),
+				    r.ids, r.nr_fds))
 		goto write_error;
 
 	memset(&sa, 0, sizeof(sa));
@@ -611,7 +616,6 @@ int pmaps_cmd_record(int argc, char **argv)
 				argv[optind], strerror(e));
 			waitpid(child, NULL, 0);
 			child = -1;
-			unlink(path);
 			goto out;
 		}
 	}
@@ -666,6 +670,12 @@ int pmaps_cmd_record(int argc, char **argv)
 	/* the last records, EXIT among them */
 	if (drain(&r) || pmaps_perf_writer_finish(&r.w))
 		goto write_error;
+	/* an existing perf.data becomes perf.data.old, as with perf */
+	if (pmaps_outfile_commit(&out, strcmp(path, "perf.data") ? NULL :
+				 "perf.data.old", err, sizeof(err))) {
+		fprintf(stderr, "pmaps record: %s\n", err);
+		goto out;
+	}
 	fprintf(stderr, "pmaps record: %llu records, %zu snapshot%s written to %s\n",
 		(unsigned long long)r.records, r.snapshots,
 		r.snapshots == 1 ? "" : "s", path);
@@ -690,8 +700,7 @@ out:
 		close(err_fd);
 	if (pidfd >= 0)
 		close(pidfd);
-	if (out >= 0)
-		close(out);
+	pmaps_outfile_abort(&out);
 	pmaps_perf_writer_free(&r.w);
 	close_events(&r);
 	return ret;

@@ -8,7 +8,7 @@
 # each family's sum over kinds must equal the total row of pmaps
 # --summary of the same stopped process (shared bytes only over its
 # private kinds: other processes map and unmap the libraries meanwhile).  -o writes a file through
-# FILE.tmp and a rename; labels carry no address, and a file name only
+# a temporary file beside FILE and a rename; labels carry no address, and a file name only
 # with --file-names.  Prints TAP.  PMAPS names the binary, CC builds the
 # target.
 set -u
@@ -325,7 +325,7 @@ result output_file_renamed
 
 run "$PMAPS" export --source=pagemap -o "$tmp/nodir/pmaps.prom" "$target_pid"
 [ "$rc" = 1 ] && [ ! -s "$tmp/out" ] &&
-	grep -q "^pmaps export: $tmp/nodir/pmaps.prom.tmp: No such file or directory\$" "$tmp/err"
+	grep -q "^pmaps export: $tmp/nodir/pmaps.prom: cannot create a temporary file beside it: No such file or directory\$" "$tmp/err"
 result output_file_error
 
 # A PID that is no process: reported, status 1, and nothing written,
@@ -341,10 +341,11 @@ expect_text missing_pid_writes_nothing 1 "" \
 	"pmaps export: no process $gone
 pmaps export: nothing written"
 
-# -o: no file, not even the .tmp; an existing one stays as it was.
+# -o: no file, not even a temporary one (.gone.prom.XXXXXX); an existing
+# one stays as it was.
 run "$PMAPS" export --source=pagemap -o "$tmp/textfile/gone.prom" "$gone"
 [ "$rc" = 1 ] && [ ! -e "$tmp/textfile/gone.prom" ] &&
-	[ ! -e "$tmp/textfile/gone.prom.tmp" ]
+	[ -z "$(find "$tmp/textfile" -name '*gone.prom*')" ]
 result missing_pid_writes_no_file
 printf '# an earlier export\n# EOF\n' > "$tmp/textfile/old.prom"
 cp "$tmp/textfile/old.prom" "$tmp/old.want"

@@ -423,7 +423,7 @@ fi
 
 run "$PMAPS" heap --png "$tmp/no/such/dir.png" "$pid"
 expect_text png_unwritable_exit_1 1 "" \
-	"pmaps heap: $tmp/no/such/dir.png: No such file or directory"
+	"pmaps heap: $tmp/no/such/dir.png: cannot create a temporary file beside it: No such file or directory"
 
 if [ -c /dev/full ]; then
 	"$PMAPS" heap --png - "$pid" > /dev/full 2> "$tmp/err"

@@ -388,7 +388,7 @@ fi
 
 run "$PMAPS" map --png "$tmp/no/such/dir.png" -f good-basic.txt
 expect_text png_unwritable_exit_1 1 "" \
-	"pmaps map: $tmp/no/such/dir.png: No such file or directory"
+	"pmaps map: $tmp/no/such/dir.png: cannot create a temporary file beside it: No such file or directory"
 
 # No PNG to a terminal (--png -): the message alone, exit 2 as for bad
 # usage, as gzip refuses.  To a file it is written, stdout a terminal or
