@@ -120,11 +120,16 @@ void pmaps_pid_label(char *label, size_t len, int pid);
 /* name with its control bytes as \xNN: no name drives the terminal. */
 void pmaps_put_name(FILE *out, const char *name);
 /*
- * The bytes of path ("-" is stdin) into *text (malloc()ed, not
- * NUL-terminated) and *len.  Errors: "pmaps: FILE: reason".
+ * The document at path ("-" is stdin), text or JSON, read as it is parsed
+ * (pmaps_read_doc(): the first bad line ends the read): the bytes into
+ * *text (malloc()ed, not NUL-terminated) and *len, the document into
+ * *map, which must be freed in every case.  PMAPS_ERR_TARGET when it
+ * cannot be opened or read ("pmaps: FILE: reason"), PMAPS_ERR_INPUT when
+ * it is malformed ("FILE:LINE: expected ...").
  */
-enum pmaps_status pmaps_read_file(const char *path, char **text,
-				  size_t *len, char *err, size_t errlen);
+enum pmaps_status pmaps_read_doc_path(const char *path, char **text,
+				      size_t *len, struct pmaps_map *map,
+				      char *err, size_t errlen);
 /*
  * Load a saved document; path "-" is stdin.  Errors: "FILE:LINE: ...".
  * A document that loads but shows nothing has doc->warning set.

@@ -831,7 +831,8 @@ static bool core_load(struct core *c, const char *path)
 	memset(c, 0, sizeof(*c));
 	c->path = path;
 	c->signal = -1;
-	c->fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO is refused below, not waited on for a writer */
+	c->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (c->fd < 0 || fstat(c->fd, &st)) {
 		problem(c, PMAPS_ERR_TARGET, "%s", strerror(errno));
 		return false;

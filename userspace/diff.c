@@ -116,7 +116,6 @@ static int load_pid(const char *arg, int pid, enum pmaps_source source,
 static int load(const char *path, enum pmaps_source source,
 		struct pmaps_doc *doc)
 {
-	const char *name = strcmp(path, "-") ? path : "<stdin>";
 	struct pmaps_map *map = &doc->map;
 	char err[512];
 	struct stat st;
@@ -128,12 +127,8 @@ static int load(const char *path, enum pmaps_source source,
 	/* digits, and no such file: a PID ("./1234" names the file) */
 	if (pmaps_parse_pid(path, &pid) && stat(path, &st) && errno == ENOENT)
 		return load_pid(path, pid, source, doc);
-	if (pmaps_read_file(path, &text, &len, err, sizeof(err))) {
-		pmaps_cmd_report("diff", err);
-		return DIFF_TROUBLE;
-	}
 	/* Text or JSON: the library tells them apart. */
-	ret = pmaps_parse_buf(text, len, name, map, err, sizeof(err));
+	ret = pmaps_read_doc_path(path, &text, &len, map, err, sizeof(err));
 	free(text);
 	if (ret) {
 		pmaps_cmd_report("diff", err);

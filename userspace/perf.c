@@ -138,7 +138,7 @@ static enum pmaps_status read_input(struct input *in, const char *path)
 {
 	char err[512];
 	struct stat st;
-	int fd;
+	int fd = STDIN_FILENO, ret, e;
 
 	memset(in, 0, sizeof(*in));
 	in->path = path;
@@ -169,12 +169,20 @@ static enum pmaps_status read_input(struct input *in, const char *path)
 			}
 			in->buf = NULL;
 		}
-		close(fd);
 	}
-	if (pmaps_read_file(path, (char **)&in->buf, &in->len, err,
-			    sizeof(err))) {
-		pmaps_cmd_report("perf", err);
+	/* a pipe, a device, an empty file: only as far as the format goes */
+	ret = pmaps_perf_read_stream(fd, path, (unsigned char **)&in->buf,
+				     &in->len, err, sizeof(err));
+	e = errno;
+	if (fd != STDIN_FILENO)
+		close(fd);
+	if (ret == -1) {
+		fprintf(stderr, "pmaps perf: %s: %s\n", path, strerror(e));
 		return PMAPS_ERR_TARGET;
+	}
+	if (ret) {
+		pmaps_cmd_report("perf", err);
+		return PMAPS_ERR_INPUT;
 	}
 	return PMAPS_OK;
 }

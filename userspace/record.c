@@ -343,27 +343,39 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
 }
 
-/* /proc/PID/maps, read whole; NULL when the process is gone. */
-static char *read_maps(int pid, size_t *len)
+/*
+ * /proc/PID/maps, read whole into *map too; NULL when the process is gone,
+ * or when what it holds is not what the text format allows, which is said.
+ */
+static char *read_maps(int pid, size_t *len, struct pmaps_map *map)
 {
-	char path[64], err[256];
+	char path[64], err[512];
 	char *text = NULL;
+	enum pmaps_status st;
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	if (pmaps_read_file(path, &text, len, err, sizeof(err)))
+	st = pmaps_read_doc_path(path, &text, len, map, err, sizeof(err));
+	if (st) {
+		if (st == PMAPS_ERR_INPUT)
+			fprintf(stderr, "pmaps record: %s\n", err);
+		pmaps_map_free(map);
+		free(text);
 		return NULL;
+	}
 	return text;
 }
 
 static int snapshot(struct rec *r)
 {
 	uint64_t t = now_ns();
+	struct pmaps_map map;
 	size_t len;
-	char *text = read_maps(r->pid, &len);
+	char *text = read_maps(r->pid, &len, &map);
 	int ret;
 
 	if (!text)
 		return 0;	/* gone: the records say so */
+	pmaps_map_free(&map);
 	ret = pmaps_perf_writer_snapshot(&r->w, t, r->pid, text, len);
 	free(text);
 	r->snapshots += !ret;
@@ -373,7 +385,7 @@ static int snapshot(struct rec *r)
 /* What pid had before recording, as perf synthesizes it. */
 static int synthesize(struct rec *r)
 {
-	char path[64], comm[64] = "", err[256];
+	char path[64], comm[64] = "";
 	struct pmaps_map map;
 	size_t len, i;
 	char *text;
@@ -389,15 +401,9 @@ static int synthesize(struct rec *r)
 	}
 	if (pmaps_perf_writer_comm(&r->w, r->pid, r->pid, comm))
 		return -1;
-	text = read_maps(r->pid, &len);
+	text = read_maps(r->pid, &len, &map);
 	if (!text)
 		return 0;
-	if (pmaps_parse_buf(text, len, path, &map, err, sizeof(err))) {
-		fprintf(stderr, "pmaps record: %s\n", err);
-		pmaps_map_free(&map);
-		free(text);
-		return 0;
-	}
 	for (i = 0; i < map.nr_vmas && !ret; i++) {
 		const struct pmaps_vma *v = &map.vmas[i];
 		struct pmaps_perf_mapping mp = {

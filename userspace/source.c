@@ -74,60 +74,6 @@ static void say(char *buf, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Read all of fd: /proc files and pipes have no usable size. */
-static int read_all(int fd, char **text, size_t *len)
-{
-	size_t cap = 65536, have = 0;
-	char *buf = malloc(cap);
-
-	if (!buf) {
-		errno = ENOMEM;
-		return -1;
-	}
-	for (;;) {
-		ssize_t n;
-
-		if (have == cap) {
-			char *grown = cap * 2 > cap ? realloc(buf, cap * 2) :
-				      NULL;
-
-			if (!grown) {
-				free(buf);
-				errno = ENOMEM;
-				return -1;
-			}
-			buf = grown;
-			cap *= 2;
-		}
-		n = read(fd, buf + have, cap - have);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			free(buf);
-			return -1;
-		}
-		if (!n)
-			break;
-		have += (size_t)n;
-	}
-	*text = buf;
-	*len = have;
-	return 0;
-}
-
-/*
- * Parse doc->text, in the text format or JSON; a malformed document is an
- * input error.
- */
-static enum pmaps_status parse_text(struct pmaps_doc *doc, const char *name,
-				    char *err, size_t errlen)
-{
-	if (pmaps_parse_buf(doc->text, doc->text_len, name, &doc->map, err,
-			    errlen))
-		return PMAPS_ERR_INPUT;
-	return PMAPS_OK;
-}
-
 /*
  * kernel and module: read a text file.  On failure fill a->why with the
  * file, the error and a hint about what to do instead.
@@ -142,11 +88,14 @@ static void try_text(const char *path, enum pmaps_source src,
 	a->status = PMAPS_OK;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
-		if (!read_all(fd, &doc->text, &doc->text_len)) {
+		/* a malformed document stays, so that the message can be checked */
+		int ret = pmaps_read_doc(fd, path, &doc->text, &doc->text_len,
+					 &doc->map, a->why, sizeof(a->why));
+
+		if (ret != -1) {
 			close(fd);
 			doc->source = src;
-			a->status = parse_text(doc, path, a->why,
-					       sizeof(a->why));
+			a->status = ret ? PMAPS_ERR_INPUT : PMAPS_OK;
 			return;
 		}
 		e = errno;
@@ -462,30 +411,31 @@ enum pmaps_status pmaps_load_pid(int pid, enum pmaps_source src,
 	return PMAPS_ERR_TARGET;
 }
 
-enum pmaps_status pmaps_read_file(const char *path, char **text,
-				  size_t *len, char *err, size_t errlen)
+enum pmaps_status pmaps_read_doc_path(const char *path, char **text,
+				      size_t *len, struct pmaps_map *map,
+				      char *err, size_t errlen)
 {
 	int is_stdin = !strcmp(path, "-");
 	const char *name = is_stdin ? "<stdin>" : path;
-	int fd, e;
+	int fd, ret, e;
 
 	*text = NULL;
 	*len = 0;
+	memset(map, 0, sizeof(*map));
 	fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		say(err, errlen, "pmaps: %s: %s", name, strerror(errno));
 		return PMAPS_ERR_TARGET;
 	}
-	if (read_all(fd, text, len)) {
-		e = errno;
-		if (!is_stdin)
-			close(fd);
+	ret = pmaps_read_doc(fd, name, text, len, map, err, errlen);
+	e = errno;
+	if (!is_stdin)
+		close(fd);
+	if (ret == -1) {
 		say(err, errlen, "pmaps: %s: %s", name, strerror(e));
 		return PMAPS_ERR_TARGET;
 	}
-	if (!is_stdin)
-		close(fd);
-	return PMAPS_OK;
+	return ret ? PMAPS_ERR_INPUT : PMAPS_OK;
 }
 
 /*
@@ -555,13 +505,11 @@ enum pmaps_status pmaps_load_file(const char *path, struct pmaps_doc *doc,
 	if (errlen)
 		err[0] = '\0';
 	snprintf(doc->label, sizeof(doc->label), "%s", name);
-	st = pmaps_read_file(path, &doc->text, &doc->text_len, err, errlen);
+	st = pmaps_read_doc_path(path, &doc->text, &doc->text_len, &doc->map,
+				 err, errlen);
 	if (st)
 		return st;
 	json = pmaps_is_json(doc->text, doc->text_len);
-	st = parse_text(doc, name, err, errlen);
-	if (st)
-		return st;
 	warn_no_ranges(doc, name);
 	if (!json)
 		return PMAPS_OK;

@@ -190,4 +190,224 @@ result record_keeps_the_old_perf_data_as_old
 )
 result record_refuses_a_symlink_at_perf_data_old
 
+# ---- readers: devices, FIFOs, endless, truncated and oversized input ----
+
+# feed CMD...: CMD's output into the FIFO $tmp/s/fifo, in the background
+# (it ends with SIGPIPE when the reader stops reading, or at cleanup)
+feed() {
+	"$@" > "$tmp/s/fifo" &
+	pids="$pids $!"
+}
+
+# failed_with NAME RC MESSAGE: the last bounded run exited RC, printed
+# nothing on stdout and exactly MESSAGE on stderr
+failed_with() {
+	expect_text "$1" "$2" "" "$3"
+}
+
+nul_msg=": expected text, got a NUL byte at byte 1 of the line"
+
+fresh
+bounded "$PMAPS" -f /dev/zero
+failed_with read_dev_zero 2 "/dev/zero:1$nul_msg"
+
+bounded "$PMAPS" map -f /dev/zero
+failed_with map_dev_zero 2 "pmaps map: /dev/zero:1$nul_msg"
+
+bounded "$PMAPS" diff /dev/zero "$basic"
+failed_with diff_dev_zero 2 "pmaps diff: /dev/zero:1$nul_msg"
+
+bounded "$PMAPS" diff "$basic" - < /dev/zero
+failed_with diff_stdin_dev_zero 2 "pmaps diff: <stdin>:1$nul_msg"
+
+# /dev/urandom: a NUL byte, an overlong line or a bad line, whichever
+# comes first, in the first lines
+bounded "$PMAPS" -f /dev/urandom
+[ "$rc" = 2 ] && [ ! -s "$tmp/out" ] &&
+	grep -Eq '^/dev/urandom:[0-9]+: expected ' "$tmp/err" &&
+	[ "$(wc -l < "$tmp/err")" = 1 ]
+result read_dev_urandom
+
+# An empty document is valid: read with a warning (a guard: so it was).
+bounded "$PMAPS" --raw -f /dev/null
+failed_with read_dev_null 0 \
+	"pmaps: /dev/null: warning: empty document, no VMAs and no range lines: nothing resident"
+
+fresh
+feed cat /dev/zero
+bounded "$PMAPS" -f "$tmp/s/fifo"
+failed_with read_fifo_of_zeros 2 "$tmp/s/fifo:1$nul_msg"
+
+# Endless lines, each bad: the first one ends the read.
+fresh
+feed yes
+bounded "$PMAPS" -f "$tmp/s/fifo"
+failed_with read_fifo_endless_bad_lines 2 \
+	"$tmp/s/fifo:1: expected VMA header or TAB-separated range line, got 'y'"
+
+# Endless good lines then: a VMA header, then the same range again and
+# again, which the second time is out of order.
+fresh
+feed sh -c 'head -n 1 "$1"; while echo "$(sed -n 2p "$1")"; do :; done' sh "$basic"
+bounded "$PMAPS" -f "$tmp/s/fifo"
+[ "$rc" = 2 ] && [ ! -s "$tmp/out" ] &&
+	grep -q "^$tmp/s/fifo:3: expected " "$tmp/err"
+result read_fifo_endless_repeated_range
+
+# A document through a FIFO still reads (a guard).
+fresh
+feed cat "$basic"
+bounded "$PMAPS" --raw -f "$tmp/s/fifo"
+expect read_fifo_document 0 "$basic" ""
+
+# JSON: endless blank lines, endless elements that are not targets.
+fresh
+feed sh -c 'echo "{"; yes ""'
+bounded "$PMAPS" -f "$tmp/s/fifo"
+failed_with json_endless_blank_lines 2 \
+	"$tmp/s/fifo:4098: expected at most 4096 blank lines in a row, got more"
+
+fresh
+feed sh -c 'echo "{\"schema\":\"pmaps/2\",\"targets\":["; yes "{\"x\":1},"'
+bounded "$PMAPS" -f "$tmp/s/fifo"
+failed_with json_endless_bad_elements 2 \
+	"$tmp/s/fifo:3: expected one target per file (pmaps --json PID > FILE saves one), got '{\"x\":1},'"
+
+# Endless bytes without a newline: an overlong line at line 1.
+fresh
+feed sh -c 'yes | tr -d "\n"'
+bounded "$PMAPS" -f "$tmp/s/fifo"
+failed_with read_endless_line 2 \
+	"$tmp/s/fifo:1: expected a line of at most 65536 bytes, got a longer one"
+
+# ---- oversized and truncated files ----
+
+# A VMA name as long as the kernel can print one (PATH_MAX bytes, every
+# one a newline escaped as \012): read.  One byte more than the longest
+# line allowed: refused at its line, without reading on.
+# (Long lines are compared, not shown: a failure's diff would be huge.)
+long=$(head -c 4095 /dev/zero | tr '\0' 'n' | sed 's/n/\\012/g')
+{
+	head -n 3 "$basic"
+	printf '%s\n' "7fff00000000-7fff00001000 r--p 00000000 08:01 7 /$long"
+} > "$tmp/long.txt"
+bounded "$PMAPS" --raw -f "$tmp/long.txt"
+[ "$(sed -n 4p "$tmp/long.txt" | wc -c)" = $((49 + 4095 * 4 + 1)) ] &&
+	[ "$rc" = 0 ] && [ ! -s "$tmp/err" ] && cmp -s "$tmp/long.txt" "$tmp/out"
+result read_longest_kernel_line
+
+pad=$(head -c $((65536 - 48)) /dev/zero | tr '\0' x)
+{
+	head -n 3 "$basic"
+	printf '%s\n' "7fff00000000-7fff00001000 r--p 00000000 08:01 7 /$pad"
+} > "$tmp/over.txt"
+bounded "$PMAPS" -f "$tmp/over.txt"
+[ "$(sed -n 4p "$tmp/over.txt" | wc -c)" = 65538 ] && [ "$rc" = 2 ] &&
+	[ ! -s "$tmp/out" ] &&
+	[ "$(cat "$tmp/err")" = "$tmp/over.txt:4: expected a line of at most 65536 bytes, got a longer one" ]
+result read_oversized_line
+
+# A file cut in the middle of a line: that line is named.
+head -c $(($(head -n 5 "$basic" | wc -c) + 6)) "$basic" > "$tmp/cut.txt"
+bounded "$PMAPS" -f "$tmp/cut.txt"
+[ "$rc" = 2 ] && grep -q "^$tmp/cut.txt:6: expected " "$tmp/err"
+result read_truncated_text
+
+"$PMAPS" --json -f "$basic" > "$tmp/basic.json"
+head -c 300 "$tmp/basic.json" > "$tmp/cut.json"
+bounded "$PMAPS" -f "$tmp/cut.json"
+[ "$rc" = 2 ] && [ ! -s "$tmp/out" ] &&
+	grep -q "^$tmp/cut.json:$(($(wc -l < "$tmp/cut.json") + 1)): expected " "$tmp/err"
+result read_truncated_json
+
+# A large document still reads: 1 million range lines (about 20 MB), and
+# as JSON.
+awk 'BEGIN {
+	print "7f0000000000-7f8000000000 rw-p 00000000 00:00 0 "
+	for (i = 0; i < 1000000; i++)
+		printf "%.0f\t1\tYRAU___\t1\n", 34091302912 + 2 * i
+}' > "$tmp/big.txt"
+bounded "$PMAPS" --summary -f "$tmp/big.txt"
+[ "$rc" = 0 ] && [ ! -s "$tmp/err" ] && grep -q ' 4000000 ' "$tmp/out"
+result read_large_document
+"$PMAPS" --json -f "$tmp/big.txt" > "$tmp/big.json"
+bounded "$PMAPS" --summary -f "$tmp/big.json"
+[ "$rc" = 0 ] && [ ! -s "$tmp/err" ] && grep -q ' 4000000 ' "$tmp/out"
+result read_large_json_document
+rm -f "$tmp/big.txt" "$tmp/big.json"
+
+# ---- pmaps perf ----
+
+magic_msg="expected a perf.data file (magic PERFILE2), got 00 00 00 00 00 00 00 00 at its start"
+bounded "$PMAPS" perf -i /dev/zero
+failed_with perf_dev_zero 2 "pmaps perf: /dev/zero: $magic_msg"
+
+bounded "$PMAPS" perf -i - < /dev/zero
+failed_with perf_stdin_dev_zero 2 "pmaps perf: -: $magic_msg"
+
+bounded "$PMAPS" perf -i /dev/urandom
+[ "$rc" = 2 ] && [ ! -s "$tmp/out" ] &&
+	grep -Eq '^pmaps perf: /dev/urandom: expected a perf.data file \(magic PERFILE2\), got ([0-9a-f]{2} ){7}[0-9a-f]{2} at its start$' "$tmp/err"
+result perf_dev_urandom
+
+# pipe mode's header, then zeros: the first record is no record
+fresh
+feed sh -c 'printf "PERFILE2\020\0\0\0\0\0\0\0"; cat /dev/zero'
+bounded "$PMAPS" perf -i "$tmp/s/fifo"
+failed_with perf_pipe_mode_then_zeros 2 \
+	"pmaps perf: $tmp/s/fifo: offset 0x10: record 1: expected a record type of 1 to 127 and a size of at least 8, got type 0 and size 0"
+
+# A perf.data that pmaps record wrote, through a pipe with zeros after
+# it: read as far as its header says, as the file itself is.
+fresh
+(cd "$tmp/w" && "$PMAPS" record -- true 2> /dev/null)
+if [ -s "$tmp/w/perf.data" ]; then
+	"$PMAPS" perf -i "$tmp/w/perf.data" 2>&1 |
+		sed "s|$tmp/w/perf.data|FILE|" > "$tmp/want"
+	feed sh -c 'cat "$1"; cat /dev/zero' sh "$tmp/w/perf.data"
+	bounded "$PMAPS" perf -i "$tmp/s/fifo"
+	[ -s "$tmp/want" ] && [ "$rc" = 0 ] && [ ! -s "$tmp/err" ] &&
+		sed "s|$tmp/s/fifo|FILE|" "$tmp/out" | cmp -s "$tmp/want" -
+	result perf_file_mode_through_a_pipe_reads_no_further
+else
+	not_ok perf_file_mode_through_a_pipe_reads_no_further
+	echo "# pmaps record wrote no perf.data"
+fi
+
+# ---- pmaps core ----
+
+bounded "$PMAPS" core /dev/zero
+failed_with core_dev_zero 1 "pmaps core: /dev/zero: expected a regular file, got a special file"
+
+# Before the fix, open() waited for a writer until the bound.
+fresh
+bounded "$PMAPS" core "$tmp/s/fifo"
+failed_with core_fifo 1 "pmaps core: $tmp/s/fifo: expected a regular file, got a special file"
+
+# ---- pmaps heap: its debug symbols ----
+
+mkdir "$tmp/dbg"
+bounded "$PMAPS" heap --summary --debug-dir="$tmp/dbg" "$target"
+debug=$(sed -n 's/.*no debug symbols: \([^:]*\): No such file or directory.*/\1/p' "$tmp/out" | head -n 1)
+case $debug in
+"$tmp/dbg/.build-id/"*)
+	mkdir -p "$(dirname "$debug")"
+	mkfifo "$debug"
+	bounded "$PMAPS" heap --summary --debug-dir="$tmp/dbg" "$target"
+	[ "$rc" = 0 ] && grep -q "($debug: expected an ELF file, got a FIFO)" "$tmp/out"
+	result heap_debug_file_fifo
+	rm -f "$debug"
+	ln -s /dev/zero "$debug"
+	bounded "$PMAPS" heap --summary --debug-dir="$tmp/dbg" "$target"
+	[ "$rc" = 0 ] && grep -q "($debug: expected an ELF file, got a special file)" "$tmp/out"
+	result heap_debug_file_dev_zero
+	;;
+*)
+	not_ok heap_debug_file_fifo
+	not_ok heap_debug_file_dev_zero
+	echo "# pmaps heap did not name the debug file it looked for:"
+	diag "$tmp/out" "$tmp/err"
+	;;
+esac
+
 tap_done

@@ -13,6 +13,7 @@
 #include <gelf.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "heap.h"
@@ -228,6 +229,35 @@ static int dwarf_layout(Elf *elf, struct pmaps_glibc_layout *lay,
 	return found & 1 ? 0 : -1;
 }
 
+/*
+ * path opened for reading if it is a regular file: libelf reads anything
+ * else (a FIFO, /dev/zero) whole, without end.  O_NONBLOCK so that a FIFO
+ * is refused, not waited on.  The fd, or -1 with a message: when it
+ * cannot be opened, "BEFOREPATH: reason AFTER".
+ */
+static int open_regular(const char *path, const char *before,
+			const char *after, char *err, size_t errlen)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0 || fstat(fd, &st)) {
+		snprintf(err, errlen, "%s%s: %s%s", before, path,
+			 strerror(errno), after);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s: expected an ELF file, got %s", path,
+			 S_ISDIR(st.st_mode) ? "a directory" :
+			 S_ISFIFO(st.st_mode) ? "a FIFO" : "a special file");
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 int pmaps_glibc_debuginfo(const char *path, const char *debug_dir,
 			  struct pmaps_glibc_layout *lay,
 			  struct pmaps_glibc_symbols *syms, char *err,
@@ -242,11 +272,9 @@ int pmaps_glibc_debuginfo(const char *path, const char *debug_dir,
 	if (!debug_dir)
 		debug_dir = "/usr/lib/debug";
 	elf_version(EV_CURRENT);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	fd = open_regular(path, "", "", err, errlen);
+	if (fd < 0)
 		return -1;
-	}
 	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf || build_id(elf, id, sizeof(id))) {
 		snprintf(err, errlen, "%s: no build-id note to find its debug symbols by",
@@ -255,12 +283,10 @@ int pmaps_glibc_debuginfo(const char *path, const char *debug_dir,
 	}
 	snprintf(syms->debug_file, sizeof(syms->debug_file),
 		 "%s/.build-id/%.2s/%s.debug", debug_dir, id, id + 2);
-	dfd = open(syms->debug_file, O_RDONLY | O_CLOEXEC);
-	if (dfd < 0) {
-		snprintf(err, errlen, "no debug symbols: %s: %s (Debian: libc6-dbg)",
-			 syms->debug_file, strerror(errno));
+	dfd = open_regular(syms->debug_file, "no debug symbols: ",
+			   " (Debian: libc6-dbg)", err, errlen);
+	if (dfd < 0)
 		goto out;
-	}
 	dbg = elf_begin(dfd, ELF_C_READ, NULL);
 	if (!dbg) {
 		snprintf(err, errlen, "%s: not an ELF file: %s",

@@ -35,6 +35,7 @@ struct json {
 	char *err;
 	size_t errlen;
 	int failed;
+	bool at_end;			/* the failure was the end of the input */
 	struct pmaps_map *map;
 	size_t vmas_cap;
 };
@@ -54,6 +55,7 @@ static int json_fail(struct json *j, const char *fmt, ...)
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
 	if (j->p >= j->end) {
+		j->at_end = true;
 		snprintf(j->err, j->errlen, "%s:%u: expected %s, got the end of the file",
 			 j->name, j->line, what);
 		return -1;
@@ -927,8 +929,9 @@ static int top_member(struct json *j, const char *key, void *ctx)
 	return 0;
 }
 
-int pmaps_parse_json(const char *buf, size_t len, const char *name,
-		      struct pmaps_map *map, char *err, size_t errlen)
+static int parse_json(const char *buf, size_t len, const char *name,
+		      struct pmaps_map *map, char *err, size_t errlen,
+		      bool *at_end)
 {
 	struct json j = {
 		.name = name, .p = buf, .end = buf + len, .line = 1,
@@ -942,8 +945,10 @@ int pmaps_parse_json(const char *buf, size_t len, const char *name,
 	c.seen.line = j.line;
 	if (json_object(&j, "a JSON object", top_member, &c) ||
 	    seen_all(&j, &c.seen, (1u << T_NR) - 1, top_members,
-		     "document"))
+		     "document")) {
+		*at_end = j.at_end;
 		return -1;
+	}
 	if (c.targets.nr != 1) {
 		snprintf(err, errlen, "%s:%u: expected one target, got none",
 			 name, c.seen.line);
@@ -958,4 +963,21 @@ int pmaps_parse_json(const char *buf, size_t len, const char *name,
 	if (json_peek(&j))
 		return json_fail(&j, "the end of the file after the document");
 	return 0;
+}
+
+int pmaps_parse_json(const char *buf, size_t len, const char *name,
+		     struct pmaps_map *map, char *err, size_t errlen)
+{
+	bool at_end;
+
+	return parse_json(buf, len, name, map, err, errlen, &at_end);
+}
+
+int pmaps_parse_json_prefix(const char *buf, size_t len, const char *name,
+			    struct pmaps_map *map, char *err, size_t errlen)
+{
+	bool at_end = false;
+	int ret = parse_json(buf, len, name, map, err, errlen, &at_end);
+
+	return ret && at_end ? 1 : ret;
 }

@@ -9,12 +9,14 @@
  * cut short, or a record that makes no sense, stops the walk with what
  * was read so far kept; perf does the same.
  */
+#include <errno.h>
 #include <linux/perf_event.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "le.h"
 #include "perfdata.h"
@@ -1182,4 +1184,185 @@ void pmaps_perf_print_maps_line(FILE *out,
 				putc(*s, out);
 	}
 	putc('\n', out);
+}
+
+/* ---- reading from a stream ---- */
+
+/* Highest record type perf uses: PERF_RECORD_HEADER_MAX and below. */
+#define RECORD_TYPE_MAX	127
+
+struct stream {
+	int fd;
+	const char *name;
+	unsigned char *buf;
+	size_t len, cap;
+	bool eof;
+};
+
+/*
+ * Have at least want bytes in s->buf (fewer at the end of the input),
+ * and no more unless greedy (all of the input is wanted): 0, or -1 with
+ * errno.  The buffer grows with what arrives, not with what is wanted.
+ */
+static int stream_fill(struct stream *s, uint64_t want, bool greedy)
+{
+	while (s->len < want && !s->eof) {
+		ssize_t n;
+
+		if (s->len == s->cap) {
+			size_t ncap = s->cap ? s->cap * 2 : 65536;
+			unsigned char *nbuf;
+
+			nbuf = ncap > s->cap ? realloc(s->buf, ncap) : NULL;
+			if (!nbuf) {
+				errno = ENOMEM;
+				return -1;
+			}
+			s->buf = nbuf;
+			s->cap = ncap;
+		}
+		n = read(s->fd, s->buf + s->len,
+			 !greedy && want - s->len < s->cap - s->len ?
+			 (size_t)(want - s->len) : s->cap - s->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (!n)
+			s->eof = true;
+		s->len += (size_t)n;
+	}
+	return 0;
+}
+
+/* Records from pos until the end of the input: 0, -1 or -2. */
+static int stream_records(struct stream *s, uint64_t pos, char *err,
+			  size_t errlen)
+{
+	uint64_t nr = 0;
+
+	for (;;) {
+		unsigned int type;
+		uint64_t size;
+
+		if (stream_fill(s, pos + REC_HDR, true))
+			return -1;
+		if (s->len < pos + REC_HDR)
+			return 0;	/* the end, or a cut the parser reports */
+		nr++;
+		type = le32(s->buf + pos);
+		size = le16(s->buf + pos + 6);
+		if (!type || type > RECORD_TYPE_MAX || size < REC_HDR) {
+			snprintf(err, errlen,
+				 "%s: offset 0x%llx: record %llu: expected a record type of 1 to %d and a size of at least %d, got type %u and size %llu",
+				 s->name, (unsigned long long)pos,
+				 (unsigned long long)nr, RECORD_TYPE_MAX,
+				 REC_HDR, type, (unsigned long long)size);
+			return -2;
+		}
+		if (type == PMAPS_PERF_RECORD_AUXTRACE && size >= REC_HDR + 8) {
+			if (stream_fill(s, pos + REC_HDR + 8, true))
+				return -1;
+			if (s->len < pos + REC_HDR + 8)
+				return 0;
+			/* its trace data follows, outside header.size */
+			if (le64(s->buf + pos + 8) > UINT32_MAX) {
+				snprintf(err, errlen,
+					 "%s: offset 0x%llx: record %llu: expected at most 4 GiB of trace data, got %llu bytes",
+					 s->name, (unsigned long long)pos,
+					 (unsigned long long)nr,
+					 (unsigned long long)le64(s->buf + pos + 8));
+				return -2;
+			}
+			size += le64(s->buf + pos + 8);
+		}
+		pos += size;
+	}
+}
+
+int pmaps_perf_read_stream(int fd, const char *name, unsigned char **buf,
+			   size_t *len, char *err, size_t errlen)
+{
+	struct stream s = { .fd = fd, .name = name ? name : "-" };
+	struct pmaps_perf_data d;
+	uint64_t hsize, end, off, size, table;
+	unsigned int i, nr_feat = 0;
+	int ret;
+
+	*buf = NULL;
+	*len = 0;
+	if (stream_fill(&s, 16, false))
+		goto read_error;
+	/* not perf.data, or too short: the parser says so, and how */
+	if (s.len < 16 || memcmp(s.buf, "PERFILE2", 8) ||
+	    (le64(s.buf + 8) != PMAPS_PERF_HEADER_SIZE &&
+	     le64(s.buf + 8) != PMAPS_PERF_PIPE_HEADER_SIZE)) {
+		ret = pmaps_perf_parse(s.buf, s.len, s.name, &d, err, errlen);
+		pmaps_perf_data_free(&d);
+		if (ret < 0) {
+			free(s.buf);
+			return -2;
+		}
+		goto done;
+	}
+	hsize = le64(s.buf + 8);
+	if (hsize == PMAPS_PERF_PIPE_HEADER_SIZE) {
+		ret = stream_records(&s, hsize, err, errlen);
+		goto records;
+	}
+	if (stream_fill(&s, PMAPS_PERF_HEADER_SIZE, false))
+		goto read_error;
+	if (s.len < PMAPS_PERF_HEADER_SIZE)
+		goto done;	/* cut short: the parser says so */
+	off = le64(s.buf + PMAPS_PERF_DATA_OFF);
+	size = le64(s.buf + PMAPS_PERF_DATA_OFF + 8);
+	if (!size) {
+		/* perf record was killed: records to the end, as the parser */
+		ret = stream_records(&s, off, err, errlen);
+		goto records;
+	}
+	end = le64(s.buf + PMAPS_PERF_ATTRS_OFF) +
+	      le64(s.buf + PMAPS_PERF_ATTRS_OFF + 8);
+	if (off + size > end)
+		end = off + size;
+	/* the table of feature sections, after the data */
+	for (i = 0; i < PMAPS_PERF_FEATURE_BITS; i++)
+		nr_feat += !!(s.buf[PMAPS_PERF_FEATURES_OFF + i / 8] &
+			      1u << (i % 8));
+	table = off + size;
+	if (table + 16ULL * nr_feat > end)
+		end = table + 16ULL * nr_feat;
+	if (end < off || end > (uint64_t)SIZE_MAX / 2) {
+		snprintf(err, errlen,
+			 "%s: expected sections that fit in memory, got a header that puts them up to 0x%llx",
+			 s.name, (unsigned long long)end);
+		free(s.buf);
+		return -2;
+	}
+	if (stream_fill(&s, end, false))
+		goto read_error;
+	for (i = 0; i < nr_feat && s.len >= table + 16ULL * (i + 1); i++) {
+		uint64_t f = le64(s.buf + table + 16 * i) +
+			     le64(s.buf + table + 16 * i + 8);
+
+		if (f > end && f <= (uint64_t)SIZE_MAX / 2)
+			end = f;
+	}
+	if (stream_fill(&s, end, false))
+		goto read_error;
+	goto done;
+records:
+	if (ret == -1)
+		goto read_error;
+	if (ret) {
+		free(s.buf);
+		return -2;
+	}
+done:
+	*buf = s.buf;
+	*len = s.len;
+	return 0;
+read_error:
+	free(s.buf);
+	return -1;
 }

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "pmaps.h"
@@ -29,7 +30,7 @@ const char *const pmaps_flag_names[PMAPS_NR_FLAGS] = {
 /* Bytes of offending input quoted in a message; enough to recognise it. */
 #define SNIPPET_MAX	40
 
-/* First read chunk of pmaps_parse_file(); doubled as needed. */
+/* First read buffer of a document; doubled as needed. */
 #define READ_CHUNK	65536
 
 enum num_rc { NUM_OK, NUM_BAD, NUM_RANGE };
@@ -587,11 +588,45 @@ bool pmaps_is_json(const char *buf, size_t len)
 	return i < len && buf[i] == '{';
 }
 
+static void parser_init(struct parser *ps, const char *name,
+			struct pmaps_map *out, char *err, size_t errlen)
+{
+	memset(ps, 0, sizeof(*ps));
+	ps->map = out;
+	ps->name = name;
+	ps->err = err;
+	ps->errlen = errlen;
+	ps->page_size = pmaps_page_size();
+}
+
+/* The text-format lines [p, end): 0, or -1 at the first bad one. */
+static int parse_lines(struct parser *ps, const char *p, const char *end)
+{
+	while (p < end) {
+		const char *nl = memchr(p, '\n', end - p);
+		const char *e = nl ? nl : end;
+		int ret;
+
+		ps->line++;
+		if (p < e && *p == '@') {
+			p = nl ? nl + 1 : end;	/* extension line */
+			continue;
+		}
+		if (is_range_line(p, e))
+			ret = parse_range(ps, p, e);
+		else
+			ret = parse_header(ps, p, e);
+		if (ret)
+			return -1;
+		p = nl ? nl + 1 : end;
+	}
+	return 0;
+}
+
 int pmaps_parse_buf(const char *buf, size_t len, const char *name,
 		    struct pmaps_map *out, char *err, size_t errlen)
 {
 	struct parser ps;
-	const char *p = buf, *end;
 
 	memset(out, 0, sizeof(*out));
 	if (err && errlen)
@@ -605,89 +640,264 @@ int pmaps_parse_buf(const char *buf, size_t len, const char *name,
 	if (pmaps_is_json(buf, len))
 		return pmaps_parse_json(buf, len, name, out, err,
 					err ? errlen : 0);
+	parser_init(&ps, name, out, err, errlen);
+	return parse_lines(&ps, buf, buf + len);
+}
 
-	memset(&ps, 0, sizeof(ps));
-	ps.map = out;
-	ps.name = name;
-	ps.err = err;
-	ps.errlen = errlen;
-	ps.page_size = pmaps_page_size();
+/* ---- reading a document as it comes ---- */
 
-	end = buf + len;
-	while (p < end) {
-		const char *nl = memchr(p, '\n', end - p);
-		const char *e = nl ? nl : end;
-		int ret;
+enum doc_kind { KIND_UNKNOWN, KIND_TEXT, KIND_JSON };
 
-		ps.line++;
-		if (p < e && *p == '@') {
-			p = nl ? nl + 1 : end;	/* extension line */
-			continue;
+struct doc_reader {
+	const char *name;
+	char *buf;
+	size_t len, cap;
+	size_t line_start;		/* where the line not yet ended starts */
+	unsigned int line;		/* its number */
+	unsigned int blank_run;		/* blank lines in a row before it */
+	enum doc_kind kind;
+	struct parser ps;		/* KIND_TEXT: the lines before parsed */
+	size_t parsed;
+	size_t json_check;		/* KIND_JSON: parse again at this length */
+	size_t size;			/* of a regular file, else 0 */
+	struct pmaps_map *map;
+	char *err;
+	size_t errlen;
+};
+
+__attribute__((format(printf, 2, 3)))
+static int reader_fail(struct doc_reader *r, const char *fmt, ...)
+{
+	char what[160];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	if (r->err && r->errlen)
+		snprintf(r->err, r->errlen, "%s:%u: expected %s", r->name,
+			 r->line, what);
+	return -2;
+}
+
+static bool is_blank(const char *s, const char *e)
+{
+	for (; s < e; s++)
+		if (!memchr(" \t\r", *s, 3))
+			return false;
+	return true;
+}
+
+/*
+ * r->buf grew from old to r->len: check the new bytes, line by line, and
+ * parse what the lines now complete allow.  0, -1 (out of memory, errno)
+ * or -2 (malformed, err set).
+ */
+static int reader_feed(struct doc_reader *r, size_t old)
+{
+	size_t i = old;
+
+	while (i < r->len) {
+		const char *nl = memchr(r->buf + i, '\n', r->len - i);
+		size_t e = nl ? (size_t)(nl - r->buf) : r->len;
+		const char *z = memchr(r->buf + i, '\0', e - i);
+
+		if (z)
+			return reader_fail(r, "text, got a NUL byte at byte %zu of the line",
+					   (size_t)(z - r->buf) - r->line_start + 1);
+		if (e - r->line_start > PMAPS_LINE_MAX)
+			return reader_fail(r, "a line of at most %d bytes, got a longer one",
+					   PMAPS_LINE_MAX);
+		if (!nl)
+			break;
+		/* text: the parser says what is wrong with a blank line */
+		if (r->kind != KIND_TEXT &&
+		    is_blank(r->buf + r->line_start, r->buf + e)) {
+			if (++r->blank_run > PMAPS_BLANK_LINES_MAX)
+				return reader_fail(r, "at most %d blank lines in a row, got more",
+						   PMAPS_BLANK_LINES_MAX);
+		} else {
+			r->blank_run = 0;
 		}
-		if (is_range_line(p, e))
-			ret = parse_range(&ps, p, e);
-		else
-			ret = parse_header(&ps, p, e);
+		r->line++;
+		r->line_start = e + 1;
+		i = e + 1;
+	}
+	if (r->kind == KIND_UNKNOWN) {
+		for (i = 0; i < r->len && memchr(" \t\r\n", r->buf[i], 4); i++)
+			;
+		if (i < r->len) {
+			r->kind = r->buf[i] == '{' ? KIND_JSON : KIND_TEXT;
+			r->json_check = r->len;
+		}
+	}
+	if (r->kind == KIND_TEXT && r->line_start > r->parsed) {
+		int ret = parse_lines(&r->ps, r->buf + r->parsed,
+				      r->buf + r->line_start);
+
+		r->parsed = r->line_start;
 		if (ret)
-			return -1;
-		p = nl ? nl + 1 : end;
+			return -2;
+	}
+	/*
+	 * Not when a regular file is more than half read: the whole will be
+	 * parsed soon, and the input ends.
+	 */
+	if (r->kind == KIND_JSON && r->len >= r->json_check &&
+	    (!r->size || r->len < r->size / 2)) {
+		struct pmaps_map part;
+		int ret = pmaps_parse_json_prefix(r->buf, r->line_start,
+						  r->name, &part, r->err,
+						  r->errlen);
+
+		pmaps_map_free(&part);
+		if (ret < 0)
+			return -2;
+		/* fourfold: all the parses cost a third more than the last */
+		r->json_check = r->len * 4;
 	}
 	return 0;
+}
+
+/* The input has ended: the rest of the document.  0 or -2. */
+static int reader_finish(struct doc_reader *r)
+{
+	switch (r->kind) {
+	case KIND_TEXT:
+		return parse_lines(&r->ps, r->buf + r->parsed,
+				   r->buf + r->len) ? -2 : 0;
+	case KIND_JSON:
+		return pmaps_parse_json(r->buf, r->len, r->name, r->map,
+					r->err, r->errlen) ? -2 : 0;
+	default:
+		/* empty, or blanks alone: as the parser has it */
+		return pmaps_parse_buf(r->buf, r->len, r->name, r->map,
+				       r->err, r->errlen) ? -2 : 0;
+	}
+}
+
+/* Room for READ_CHUNK more bytes at r->buf + r->len: 0, or -1 (ENOMEM). */
+static int reader_room(struct doc_reader *r)
+{
+	size_t ncap;
+	char *nbuf;
+
+	if (r->cap - r->len >= READ_CHUNK / 2)
+		return 0;
+	ncap = r->cap ? r->cap * 2 : READ_CHUNK;
+	nbuf = ncap > r->cap ? realloc(r->buf, ncap) : NULL;
+	if (!nbuf) {
+		errno = ENOMEM;
+		return -1;
+	}
+	r->buf = nbuf;
+	r->cap = ncap;
+	return 0;
+}
+
+static void reader_init(struct doc_reader *r, const char *name,
+			struct pmaps_map *out, char *err, size_t errlen)
+{
+	memset(r, 0, sizeof(*r));
+	memset(out, 0, sizeof(*out));
+	if (err && errlen)
+		err[0] = '\0';
+	r->name = name ? name : "-";
+	r->line = 1;
+	r->map = out;
+	r->err = err;
+	r->errlen = err ? errlen : 0;
+	parser_init(&r->ps, r->name, out, err, r->errlen);
+}
+
+int pmaps_read_doc(int fd, const char *name, char **text, size_t *len,
+		   struct pmaps_map *out, char *err, size_t errlen)
+{
+	struct doc_reader r;
+	struct stat st;
+	int ret;
+
+	*text = NULL;
+	*len = 0;
+	reader_init(&r, name, out, err, errlen);
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0)
+		r.size = (size_t)st.st_size;
+	for (;;) {
+		ssize_t n;
+
+		if (reader_room(&r)) {
+			ret = -1;
+			goto out;
+		}
+		n = read(fd, r.buf + r.len, r.cap - r.len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = -1;
+			goto out;
+		}
+		if (!n)
+			break;
+		r.len += (size_t)n;
+		ret = reader_feed(&r, r.len - (size_t)n);
+		if (ret)
+			goto out;
+	}
+	ret = reader_finish(&r);
+	if (!ret) {
+		*text = r.buf;
+		*len = r.len;
+		return 0;
+	}
+out:
+	free(r.buf);
+	return ret;
 }
 
 int pmaps_parse_file(FILE *f, const char *name, struct pmaps_map *out,
 		     char *err, size_t errlen)
 {
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	int ret;
+	struct doc_reader r;
+	int ret = 0;
 
-	memset(out, 0, sizeof(*out));
-	if (!name)
-		name = "-";
+	reader_init(&r, name, out, err, errlen);
 	if (!f) {
 		if (err && errlen)
-			snprintf(err, errlen, "%s: no input stream", name);
+			snprintf(err, errlen, "%s: no input stream", r.name);
 		return -1;
 	}
-	/* Whole stream first: pipes and /proc files have no usable size. */
 	for (;;) {
-		size_t want, n;
+		size_t n;
 
-		if (len == cap) {
-			size_t ncap = cap ? cap * 2 : READ_CHUNK;
-			char *nbuf;
-
-			nbuf = ncap > cap ? realloc(buf, ncap) : NULL;
-			if (!nbuf) {
-				free(buf);
-				if (err && errlen)
-					snprintf(err, errlen,
-						 "%s: out of memory", name);
-				return -1;
-			}
-			buf = nbuf;
-			cap = ncap;
+		if (reader_room(&r)) {
+			if (err && errlen)
+				snprintf(err, errlen, "%s: out of memory",
+					 r.name);
+			ret = -1;
+			break;
 		}
-		want = cap - len;
-		n = fread(buf + len, 1, want, f);
-		len += n;
-		if (n < want) {
+		n = fread(r.buf + r.len, 1, r.cap - r.len, f);
+		r.len += n;
+		if (n && reader_feed(&r, r.len - n)) {
+			ret = -1;
+			break;
+		}
+		if (!n) {
 			if (ferror(f)) {
 				int e = errno;
 
-				free(buf);
 				if (err && errlen)
 					snprintf(err, errlen,
-						 "%s: read error: %s", name,
+						 "%s: read error: %s", r.name,
 						 e ? strerror(e) : "unknown");
-				return -1;
+				ret = -1;
+			} else if (reader_finish(&r)) {
+				ret = -1;
 			}
 			break;
 		}
 	}
-	ret = pmaps_parse_buf(buf, len, name, out, err, errlen);
-	free(buf);
+	free(r.buf);
 	return ret;
 }
 

@@ -129,6 +129,44 @@ bool pmaps_is_json(const char *buf, size_t len);
  */
 int pmaps_parse_json(const char *buf, size_t len, const char *name,
 		     struct pmaps_map *out, char *err, size_t errlen);
+/*
+ * The same on a prefix of a document that ends at a line's end: 1 when
+ * the only thing wrong is that it stops (more may follow), else as
+ * pmaps_parse_json().
+ */
+int pmaps_parse_json_prefix(const char *buf, size_t len, const char *name,
+			    struct pmaps_map *out, char *err, size_t errlen);
+
+/*
+ * The longest line, newline excluded, of a document in either format.
+ * The longest line the kernel writes is a VMA header: its fields take
+ * under 128 bytes, and its name is a path of at most PATH_MAX (4096)
+ * bytes with each '\n' escaped as "\012" and " (deleted)" after it:
+ * under 16.5 KiB.  In JSON a byte of the name takes at most 6 ("\u00XX"):
+ * under 25 KiB.  64 KiB leaves room for columns to come.
+ */
+#define PMAPS_LINE_MAX		65536
+/*
+ * Blank lines in a row at the start of a document or in JSON (pmaps
+ * --json writes none; the text format allows none).
+ */
+#define PMAPS_BLANK_LINES_MAX	4096
+
+/*
+ * Read a whole document, text or JSON, from fd, and parse it as it comes:
+ * the first bad line ends the read, so endless or huge input costs no
+ * more memory than its first bad line is far in (a text document is
+ * parsed line by line; a JSON one whenever the input has grown fourfold).
+ * A NUL byte, a line longer than PMAPS_LINE_MAX or more than
+ * PMAPS_BLANK_LINES_MAX blank lines in a row are errors at their line.
+ * On success *text (malloc'ed, no NUL terminator; NULL when empty) holds
+ * the input, *len its length, *out the document.  Return 0; -1 when read()
+ * failed or memory ran out, with errno set and err untouched; -2 on
+ * malformed input, with "NAME:LINE: expected ..." in err.  *out must be
+ * freed in every case; *text is NULL after a failure.
+ */
+int pmaps_read_doc(int fd, const char *name, char **text, size_t *len,
+		   struct pmaps_map *out, char *err, size_t errlen);
 
 /*
  * Make room for need elements of size bytes in the array at *p, which has
