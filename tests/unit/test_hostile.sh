@@ -410,4 +410,75 @@ case $debug in
 	;;
 esac
 
+# ---- pmaps heap faults no page into its target ----
+
+# An idle target that has used malloc: most of its libc it never touched,
+# and those pages are not in its page tables (smaps Rss).  Before the fix,
+# pmaps heap read libc's read-only mappings whole with process_vm_readv()
+# for glibc's banner, which mapped every page of them (here libc's Rss
+# went from about 1 MB to 1.8 MB); now it reads the banner from libc's
+# file, and nothing but present pages (or untouched anonymous ones, as
+# zeros) from the process.
+cat > "$tmp/idle.c" <<'EOF'
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int main(void)
+{
+	char *p = malloc(1000), *q = malloc(200000);
+
+	memset(p, 1, 1000);
+	memset(q, 2, 4096);	/* the rest of q: never touched */
+	printf("ready %p %p\n", (void *)p, (void *)q);
+	free(p);
+	fflush(stdout);
+	pause();
+	return 0;
+}
+EOF
+# rss PID: the Rss of its libc mappings and of all, and the size of its
+# readable libc mappings, in kB (smaps)
+rss() {
+	awk '/^[0-9a-f]+-[0-9a-f]+ / { libc = $6 ~ /\/libc[.-]/; r = $2 ~ /^r/ }
+	/^Size:/ { if (libc && r) size += $2 }
+	/^Rss:/ { all += $2; if (libc) lrss += $2 }
+	END { print lrss + 0, all + 0, size + 0 }' "/proc/$1/smaps" 2> /dev/null
+}
+mkdir "$tmp/empty"
+if ! ${CC:-cc} -O2 -o "$tmp/idle" "$tmp/idle.c" 2> "$tmp/err"; then
+	diag "$tmp/err"
+	not_ok heap_faults_no_page
+	not_ok heap_faults_no_page_with_debug_symbols
+else
+	for t in heap_faults_no_page heap_faults_no_page_with_debug_symbols; do
+		# a target of its own: the test before may have faulted in
+		# what this one looks for
+		rm -f "$tmp/idle.out"
+		"$tmp/idle" > "$tmp/idle.out" &
+		idle=$!
+		pids="$pids $idle"
+		wait_for_line "$tmp/idle.out" ready
+		if [ "$t" = heap_faults_no_page ]; then
+			set -- --debug-dir="$tmp/empty"
+		else
+			set --
+		fi
+		before=$(rss "$idle")
+		bounded "$PMAPS" heap --summary "$@" "$idle"
+		after=$(rss "$idle")
+		echo "# $t: libc Rss, all Rss, libc size (kB): before $before, after $after"
+		# libc has pages the target never touched (else no test)
+		set -- $before $after
+		[ $# = 6 ] && [ "$1" -lt "$3" ] && [ "$rc" = 0 ] &&
+			[ "$4" -le "$1" ] && [ "$5" -le "$2" ] &&
+			grep -q '^main arena' "$tmp/out" &&
+			grep -q '^chunks served by mmap: 1,' "$tmp/out"
+		result "$t"
+		kill -KILL "$idle"
+		wait "$idle" 2> /dev/null
+	done
+fi
+
 tap_done

@@ -1004,8 +1004,22 @@ static uint64_t main_arena_by_top(struct walk *w)
 				     (size_t)(m->end - addr) : WINDOW;
 			size_t off;
 
-			if (w->mem->read(w->mem->ctx, addr, w->win, len))
-				break;
+			if (w->mem->read(w->mem->ctx, addr, w->win, len)) {
+				/*
+				 * A page the reader would not read (a page of
+				 * the file the process never wrote, which a
+				 * read would fault in) holds no pointer to
+				 * the heap: the others, page by page.
+				 */
+				for (off = 0; off < len; off += PAGE) {
+					size_t n = len - off < PAGE ?
+						   len - off : PAGE;
+
+					if (w->mem->read(w->mem->ctx, addr + off,
+							 w->win + off, n))
+						memset(w->win + off, 0, n);
+				}
+			}
 			for (off = 0; off + 8 <= len; off += 8) {
 				uint64_t v;
 

@@ -29,6 +29,9 @@ struct pmaps_heap_mapping {
 	char perms[5];			/* "rw-p" */
 	uint64_t offset;
 	char *name;			/* "" for anonymous memory; owned */
+	/* the file's device and inode, as /proc/PID/maps gives them */
+	unsigned int dev_major, dev_minor;
+	uint64_t inode;
 };
 
 /*

@@ -27,6 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <sys/user.h>
 #include <sys/wait.h>
@@ -51,6 +53,7 @@ static const char *const other_allocators[][2] = {
 struct proc_mem {
 	int pid;
 	int pagemap;		/* /proc/PID/pagemap, or -1 */
+	const struct pmaps_heap_mem *mem;	/* its mappings */
 };
 
 /* The threads stopped for the read, and a signal each must get back. */
@@ -188,9 +191,51 @@ static uint64_t *thread_ptrs(const struct frozen *f)
 	return ptrs;
 }
 
-static int proc_read(void *ctx, uint64_t addr, void *buf, size_t len)
+/* Bits of a /proc/PID/pagemap entry: the page is in memory, in swap. */
+#define PM_PRESENT	(1ULL << 63)
+#define PM_SWAP		(1ULL << 62)
+/* Pagemap entries read at once. */
+#define PM_BATCH	512
+
+static uint64_t page_size(void)
 {
-	const struct proc_mem *p = ctx;
+	static uint64_t size;
+
+	if (!size) {
+		long v = sysconf(_SC_PAGESIZE);
+
+		size = v > 0 ? (uint64_t)v : 4096;
+	}
+	return size;
+}
+
+/* The mapping of the target that holds addr, or NULL. */
+static const struct pmaps_heap_mapping *mapping_at(const struct proc_mem *p,
+						    uint64_t addr)
+{
+	size_t i;
+
+	for (i = 0; p->mem && i < p->mem->nr_maps; i++)
+		if (addr >= p->mem->maps[i].start && addr < p->mem->maps[i].end)
+			return &p->mem->maps[i];
+	return NULL;
+}
+
+/*
+ * Private anonymous memory, where a page never touched (neither present
+ * nor in swap) reads as zeros: the kernel would map its zero page.
+ */
+static bool private_anon(const struct pmaps_heap_mapping *m)
+{
+	return m && m->perms[3] == 'p' &&
+	       (!m->name[0] || !strcmp(m->name, "[heap]") ||
+		!strcmp(m->name, "[stack]") || !strncmp(m->name, "[anon:", 6));
+}
+
+/* len bytes at addr, all present, in one process_vm_readv. */
+static int read_present(const struct proc_mem *p, uint64_t addr, void *buf,
+			size_t len)
+{
 	struct iovec local = { buf, len };
 	struct iovec remote = { (void *)(uintptr_t)addr, len };
 	ssize_t n;
@@ -205,29 +250,112 @@ static int proc_read(void *ctx, uint64_t addr, void *buf, size_t len)
 	return 0;
 }
 
+/*
+ * len bytes at addr, without faulting a page into the target (the man
+ * page promises it): process_vm_readv() maps what it reads, a file page
+ * from the page cache or from disk, a page in swap back in.  So each
+ * page's pagemap entry is looked at first: a present page is read; one
+ * of private anonymous memory that is neither present nor in swap (never
+ * touched, or given back with MADV_DONTNEED) reads as the zeros it
+ * holds; any other page (a file's, or one in swap) is not read, and the
+ * read fails with EFAULT.  Without pagemap nothing is read (EPERM): it
+ * opens for whoever may read the memory at all.
+ */
+static int proc_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	const struct proc_mem *p = ctx;
+	const uint64_t ps = page_size();
+	unsigned char *out = buf;
+	uint64_t ent[PM_BATCH];
+
+	if (p->pagemap < 0) {
+		errno = EPERM;
+		return -1;
+	}
+	while (len) {
+		uint64_t first = addr / ps, last = (addr + len - 1) / ps;
+		size_t n = last - first + 1 > PM_BATCH ? PM_BATCH :
+			   (size_t)(last - first + 1), i = 0;
+		ssize_t got;
+
+		got = pread(p->pagemap, ent, n * sizeof(ent[0]),
+			    (off_t)(first * sizeof(ent[0])));
+		if (got != (ssize_t)(n * sizeof(ent[0]))) {
+			if (got >= 0)
+				errno = EIO;
+			return -1;
+		}
+		while (i < n && len) {
+			/* a run of pages alike: present, or zeros */
+			bool present = ent[i] & PM_PRESENT;
+			uint64_t end = (first + i + 1) * ps;
+			size_t k, chunk;
+
+			if (!present && ((ent[i] & PM_SWAP) ||
+					 !private_anon(mapping_at(p, addr)))) {
+				errno = EFAULT;
+				return -1;
+			}
+			for (k = i + 1; k < n && !(ent[k] & PM_SWAP) &&
+			     !!(ent[k] & PM_PRESENT) == present; k++) {
+				if (!present &&
+				    !private_anon(mapping_at(p, end)))
+					break;
+				end += ps;
+			}
+			chunk = end - addr < len ? (size_t)(end - addr) : len;
+			if (!present)
+				memset(out, 0, chunk);
+			else if (read_present(p, addr, out, chunk))
+				return -1;
+			out += chunk;
+			addr += chunk;
+			len -= chunk;
+			i = k;
+		}
+	}
+	return 0;
+}
+
 /* One process_vm_readv for them all: a read per page would cost a call
- * per page. */
+ * per page.  Where a page is not present, each is read by proc_read(). */
 static int proc_read_each(void *ctx, const uint64_t *addrs, size_t n,
 			  size_t len, void *buf)
 {
 	const struct proc_mem *p = ctx;
 	struct iovec local = { buf, n * len }, remote[256];
+	const uint64_t ps = page_size();
+	uint64_t ent[2];
 	ssize_t got;
 	size_t i;
 
-	if (n > sizeof(remote) / sizeof(remote[0]))
+	if (n > sizeof(remote) / sizeof(remote[0]) || p->pagemap < 0 ||
+	    !len)
 		return -1;
 	for (i = 0; i < n; i++) {
+		uint64_t first = addrs[i] / ps, last = (addrs[i] + len - 1) / ps;
+		size_t np = last - first + 1;
+
+		if (np > 2 ||
+		    pread(p->pagemap, ent, np * sizeof(ent[0]),
+			  (off_t)(first * sizeof(ent[0]))) !=
+		    (ssize_t)(np * sizeof(ent[0])) ||
+		    !(ent[0] & PM_PRESENT) ||
+		    (np == 2 && !(ent[1] & PM_PRESENT)))
+			break;
 		remote[i].iov_base = (void *)(uintptr_t)addrs[i];
 		remote[i].iov_len = len;
+	}
+	if (i < n) {
+		for (i = 0; i < n; i++)
+			if (proc_read(ctx, addrs[i], (char *)buf + i * len,
+				      len))
+				return -1;
+		return 0;
 	}
 	got = process_vm_readv(p->pid, &local, 1, remote, n, 0);
 	return got == (ssize_t)(n * len) ? 0 : -1;
 }
-
-/* Bits of a /proc/PID/pagemap entry: the page is in memory, in swap. */
-#define PM_PRESENT	(1ULL << 63)
-#define PM_SWAP		(1ULL << 62)
 
 /*
  * From /proc/PID/pagemap, which reads no page: a page never touched
@@ -241,7 +369,7 @@ static int proc_resident(void *ctx, uint64_t addr, size_t n, bool *in)
 
 	if (p->pagemap < 0 || n > sizeof(ent) / sizeof(ent[0]) ||
 	    pread(p->pagemap, ent, n * sizeof(ent[0]),
-		  (off_t)(addr / 4096 * sizeof(ent[0]))) !=
+		  (off_t)(addr / page_size() * sizeof(ent[0]))) !=
 	    (ssize_t)(n * sizeof(ent[0])))
 		return -1;
 	for (i = 0; i < n; i++)
@@ -280,12 +408,13 @@ static int read_maps(int pid, struct pmaps_heap_mem *mem, char *err,
 	}
 	while (getline(&line, &linecap, f) > 0) {
 		struct pmaps_heap_mapping m = { 0 };
-		unsigned long long start, end, off;
+		unsigned long long start, end, off, inode;
 		int name_at = 0;
 		char *nl;
 
-		if (sscanf(line, "%llx-%llx %4s %llx %*s %*s %n", &start, &end,
-			   m.perms, &off, &name_at) < 4 || !name_at) {
+		if (sscanf(line, "%llx-%llx %4s %llx %x:%x %llu %n", &start,
+			   &end, m.perms, &off, &m.dev_major, &m.dev_minor,
+			   &inode, &name_at) < 7 || !name_at) {
 			snprintf(err, errlen, "%s: expected \"START-END PERMS OFFSET DEV INODE [NAME]\", got: %.80s",
 				 path, line);
 			goto fail;
@@ -296,6 +425,7 @@ static int read_maps(int pid, struct pmaps_heap_mem *mem, char *err,
 		m.start = start;
 		m.end = end;
 		m.offset = off;
+		m.inode = inode;
 		m.name = strdup(line + name_at);
 		if (!m.name || pmaps_grow_array((void **)&mem->maps, &cap,
 						mem->nr_maps + 1,
@@ -337,47 +467,100 @@ static const struct pmaps_heap_mapping *libc_map(const struct pmaps_heap_mem *me
 	return NULL;
 }
 
+static const char banner_key[] = "release version ";
+
 /*
- * The version in "... release version 2.36." of libc's banner, in its
- * read-only mappings.  Returns 0, or -1 when there is none.
+ * The version in "... release version 2.36." in buf[0..len), or -1.
+ * Only where the version's digits can follow whole (64 bytes on).
  */
-static int libc_version(const struct pmaps_heap_mem *mem, const char *libc,
-			int *major, int *minor)
+static int find_banner(const char *buf, size_t len, int *major, int *minor)
 {
-	static const char key[] = "release version ";
-	size_t i, keylen = sizeof(key) - 1;
-	char *buf = malloc(SCAN_WINDOW);
-	int ret = -1;
+	size_t keylen = sizeof(banner_key) - 1;
+	const char *p = buf, *end = buf + len;
+
+	while ((p = memchr(p, 'r', (size_t)(end - p))) &&
+	       (size_t)(end - p) > keylen + 8) {
+		if (!memcmp(p, banner_key, keylen) &&
+		    sscanf(p + keylen, "%d.%d", major, minor) == 2)
+			return 0;
+		p++;
+	}
+	return -1;
+}
+
+/*
+ * The banner from libc's file on disk, as the process sees it
+ * (/proc/PID/root), when it is the very file mapped (device and inode as
+ * /proc/PID/maps gives them): no page of the process is read, and its
+ * pages of libc, most of which it never touched, stay as they were.
+ * 0, or -1 when it is not that file or has no banner.
+ */
+static int libc_version_file(int pid, const struct pmaps_heap_mapping *libc,
+			     char *buf, int *major, int *minor)
+{
+	char path[4200];
+	struct stat st;
+	off_t off;
+	int fd, ret = -1;
+
+	snprintf(path, sizeof(path), "/proc/%d/root%s", pid, libc->name);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    (uint64_t)st.st_ino != libc->inode ||
+	    major(st.st_dev) != libc->dev_major ||
+	    minor(st.st_dev) != libc->dev_minor) {
+		close(fd);
+		return -1;
+	}
+	/* windows overlap by the key and a version's length */
+	for (off = 0; off < st.st_size && ret; off += SCAN_WINDOW - 64) {
+		ssize_t n = pread(fd, buf, SCAN_WINDOW, off);
+
+		if (n <= 0)
+			break;
+		ret = find_banner(buf, (size_t)n, major, minor);
+		if (n < (ssize_t)SCAN_WINDOW)
+			break;
+	}
+	close(fd);
+	return ret;
+}
+
+/*
+ * The version in "... release version 2.36." of libc's banner: from its
+ * file (above), or else from the pages of its read-only mappings that are
+ * in memory, one page at a time (the reader reads no other: see
+ * proc_read()).  Returns 0, or -1 when there is none.
+ */
+static int libc_version(const struct pmaps_heap_mem *mem, int pid,
+			const struct pmaps_heap_mapping *libc, int *major,
+			int *minor)
+{
+	const uint64_t ps = page_size();
+	char *buf = malloc(SCAN_WINDOW > ps + 64 ? SCAN_WINDOW : ps + 64);
+	size_t i;
+	int ret;
 
 	if (!buf)
 		return -1;
+	ret = libc_version_file(pid, libc, buf, major, minor);
 	for (i = 0; i < mem->nr_maps && ret; i++) {
 		const struct pmaps_heap_mapping *m = &mem->maps[i];
+		size_t carry = 0;	/* the previous page's last bytes */
 		uint64_t addr;
 
-		if (strcmp(m->name, libc) || m->perms[0] != 'r')
+		if (strcmp(m->name, libc->name) || m->perms[0] != 'r')
 			continue;
-		/* windows overlap by the key and a version's length */
-		for (addr = m->start; addr < m->end && ret;
-		     addr += SCAN_WINDOW - 64) {
-			size_t len = m->end - addr < SCAN_WINDOW ?
-				     (size_t)(m->end - addr) : SCAN_WINDOW;
-			char *p = buf, *end = buf + len;
-
-			if (mem->read(mem->ctx, addr, buf, len))
-				break;
-			while ((p = memchr(p, 'r', (size_t)(end - p))) &&
-			       (size_t)(end - p) > keylen + 8) {
-				if (!memcmp(p, key, keylen) &&
-				    sscanf(p + keylen, "%d.%d", major,
-					   minor) == 2) {
-					ret = 0;
-					break;
-				}
-				p++;
+		for (addr = m->start; addr < m->end && ret; addr += ps) {
+			if (mem->read(mem->ctx, addr, buf + carry, ps)) {
+				carry = 0;
+				continue;
 			}
-			if (len < SCAN_WINDOW)
-				break;
+			ret = find_banner(buf, carry + ps, major, minor);
+			memmove(buf, buf + carry + ps - 64, 64);
+			carry = 64;
 		}
 	}
 	free(buf);
@@ -433,7 +616,7 @@ static int read_stopped(int pid, const char *debug_dir,
 {
 	int st = PMAPS_HEAP_ERR_READ, walked;
 	struct frozen frozen = { 0 };
-	struct proc_mem pm = { pid, -1 };
+	struct proc_mem pm = { pid, -1, NULL };
 	struct pmaps_heap_mem mem = {
 		.read = proc_read, .read_each = proc_read_each,
 		.resident = proc_resident, .ctx = &pm,
@@ -459,6 +642,7 @@ static int read_stopped(int pid, const char *debug_dir,
 		pmaps_heap_note(out, "read while it ran (PTRACE_SEIZE: %s): a heap that changed meanwhile can look corrupted",
 				strerror(e));
 	}
+	pm.mem = &mem;
 	mem.thread_ptrs = threads = thread_ptrs(&frozen);
 	mem.nr_threads = threads ? frozen.nr : 0;
 	if (read_maps(pid, &mem, err, errlen)) {
@@ -491,7 +675,7 @@ static int read_stopped(int pid, const char *debug_dir,
 		}
 		goto fail;
 	}
-	if (libc_version(&mem, libc->name, &major, &minor)) {
+	if (libc_version(&mem, pid, libc, &major, &minor)) {
 		snprintf(err, errlen, "%s in process %d: no \"release version\" banner: not a glibc pmaps heap knows",
 			 libc->name, pid);
 		goto fail;
