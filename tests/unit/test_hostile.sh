@@ -363,20 +363,58 @@ bounded "$PMAPS" perf -i "$tmp/s/fifo"
 failed_with perf_pipe_mode_then_zeros 2 \
 	"pmaps perf: $tmp/s/fifo: offset 0x10: record 1: expected a record type of 1 to 127 and a size of at least 8, got type 0 and size 0"
 
-# A perf.data that pmaps record wrote, through a pipe with zeros after
-# it: read as far as its header says, as the file itself is.
+# le64 V: V as 8 bytes, little-endian
+le64() {
+	le64_i=0
+	while [ $le64_i -lt 8 ]; do
+		printf "\\$(printf %03o $((($1 >> (8 * le64_i)) & 255)))"
+		le64_i=$((le64_i + 1))
+	done
+}
+
+# A file-mode header whose data section is 1 TiB, then zeros: the first
+# record is no record (before the fix: read until memory ran out).
 fresh
-(cd "$tmp/w" && "$PMAPS" record -- true 2> /dev/null)
+{
+	printf PERFILE2
+	le64 104		# header size
+	le64 136		# attr_size: a perf_event_attr of 120, ids
+	le64 104; le64 136	# the attribute section
+	le64 240; le64 1099511627776	# the data section
+	head -c 48 /dev/zero	# no feature
+} > "$tmp/header"
+feed sh -c 'cat "$1"; cat /dev/zero' sh "$tmp/header"
+bounded "$PMAPS" perf -i "$tmp/s/fifo"
+[ "$(wc -c < "$tmp/header")" = 104 ] && [ "$rc" = 2 ] && [ ! -s "$tmp/out" ] &&
+	[ "$(cat "$tmp/err")" = "pmaps perf: $tmp/s/fifo: offset 0xf0: record 1: expected a record type of 1 to 127 and a size of at least 8, got type 0 and size 0" ]
+result perf_file_mode_huge_data_then_zeros
+
+# A perf.data that pmaps record wrote, snapshots and all, through a pipe
+# with zeros after it: read as far as its header and its feature table
+# say, as the file itself is.
+fresh
+(cd "$tmp/w" && "$PMAPS" record --snapshot-every 0.05 -- sleep 0.3 2> /dev/null)
 if [ -s "$tmp/w/perf.data" ]; then
 	"$PMAPS" perf -i "$tmp/w/perf.data" 2>&1 |
 		sed "s|$tmp/w/perf.data|FILE|" > "$tmp/want"
 	feed sh -c 'cat "$1"; cat /dev/zero' sh "$tmp/w/perf.data"
 	bounded "$PMAPS" perf -i "$tmp/s/fifo"
 	[ -s "$tmp/want" ] && [ "$rc" = 0 ] && [ ! -s "$tmp/err" ] &&
-		sed "s|$tmp/s/fifo|FILE|" "$tmp/out" | cmp -s "$tmp/want" -
+		sed "s|$tmp/s/fifo|FILE|" "$tmp/out" | cmp -s "$tmp/want" - &&
+		"$PMAPS" perf --timeline -i "$tmp/w/perf.data" |
+		grep -q ' snapshot of /proc/'
 	result perf_file_mode_through_a_pipe_reads_no_further
+
+	# and the same with its snapshots' magic zeroed: refused, not read on
+	off=$(grep -abo PMAPSNAP "$tmp/w/perf.data" | cut -d: -f1)
+	feed sh -c 'head -c "$2" "$1"; head -c 8 /dev/zero; tail -c +$(($2 + 9)) "$1"; cat /dev/zero' sh "$tmp/w/perf.data" "$off"
+	bounded "$PMAPS" perf -i "$tmp/s/fifo"
+	[ -n "$off" ] && [ "$rc" = 2 ] && [ ! -s "$tmp/out" ] &&
+		[ "$(cat "$tmp/err")" = "pmaps perf: $tmp/s/fifo: offset $(printf 0x%x "$off"): expected the snapshots of pmaps record (magic PMAPSNAP)" ]
+	result perf_snapshots_not_pmaps_refused
 else
 	not_ok perf_file_mode_through_a_pipe_reads_no_further
+	not_ok perf_snapshots_not_pmaps_refused
 	echo "# pmaps record wrote no perf.data"
 fi
 

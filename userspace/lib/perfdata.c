@@ -1235,58 +1235,168 @@ static int stream_fill(struct stream *s, uint64_t want, bool greedy)
 	return 0;
 }
 
+/*
+ * The record at pos, whose header s holds: *size its size and what
+ * follows it outside header.size (AUXTRACE's trace data).  0; 1 when s
+ * must hold 8 bytes more first (AUXTRACE's size); -2 with a message in
+ * err when it is no record: a type of 0 or above 127, a size below 8.
+ */
+static int record_at(const struct stream *s, uint64_t pos, uint64_t nr,
+		     uint64_t *size, char *err, size_t errlen)
+{
+	unsigned int type = le32(s->buf + pos);
+
+	*size = le16(s->buf + pos + 6);
+	if (!type || type > RECORD_TYPE_MAX || *size < REC_HDR) {
+		snprintf(err, errlen,
+			 "%s: offset 0x%llx: record %llu: expected a record type of 1 to %d and a size of at least %d, got type %u and size %llu",
+			 s->name, (unsigned long long)pos,
+			 (unsigned long long)nr, RECORD_TYPE_MAX, REC_HDR,
+			 type, (unsigned long long)*size);
+		return -2;
+	}
+	if (type == PMAPS_PERF_RECORD_AUXTRACE && *size >= REC_HDR + 8) {
+		if (s->len < pos + REC_HDR + 8)
+			return 1;
+		/* its trace data follows, outside header.size */
+		if (le64(s->buf + pos + 8) > UINT32_MAX) {
+			snprintf(err, errlen,
+				 "%s: offset 0x%llx: record %llu: expected at most 4 GiB of trace data, got %llu bytes",
+				 s->name, (unsigned long long)pos,
+				 (unsigned long long)nr,
+				 (unsigned long long)le64(s->buf + pos + 8));
+			return -2;
+		}
+		*size += le64(s->buf + pos + 8);
+	}
+	return 0;
+}
+
 /* Records from pos until the end of the input: 0, -1 or -2. */
 static int stream_records(struct stream *s, uint64_t pos, char *err,
 			  size_t errlen)
 {
-	uint64_t nr = 0;
+	uint64_t nr = 0, size;
+	int ret;
 
 	for (;;) {
-		unsigned int type;
-		uint64_t size;
-
 		if (stream_fill(s, pos + REC_HDR, true))
 			return -1;
 		if (s->len < pos + REC_HDR)
 			return 0;	/* the end, or a cut the parser reports */
 		nr++;
-		type = le32(s->buf + pos);
-		size = le16(s->buf + pos + 6);
-		if (!type || type > RECORD_TYPE_MAX || size < REC_HDR) {
-			snprintf(err, errlen,
-				 "%s: offset 0x%llx: record %llu: expected a record type of 1 to %d and a size of at least %d, got type %u and size %llu",
-				 s->name, (unsigned long long)pos,
-				 (unsigned long long)nr, RECORD_TYPE_MAX,
-				 REC_HDR, type, (unsigned long long)size);
-			return -2;
-		}
-		if (type == PMAPS_PERF_RECORD_AUXTRACE && size >= REC_HDR + 8) {
+		ret = record_at(s, pos, nr, &size, err, errlen);
+		if (ret == 1) {
 			if (stream_fill(s, pos + REC_HDR + 8, true))
 				return -1;
 			if (s->len < pos + REC_HDR + 8)
 				return 0;
-			/* its trace data follows, outside header.size */
-			if (le64(s->buf + pos + 8) > UINT32_MAX) {
-				snprintf(err, errlen,
-					 "%s: offset 0x%llx: record %llu: expected at most 4 GiB of trace data, got %llu bytes",
-					 s->name, (unsigned long long)pos,
-					 (unsigned long long)nr,
-					 (unsigned long long)le64(s->buf + pos + 8));
-				return -2;
-			}
-			size += le64(s->buf + pos + 8);
+			ret = record_at(s, pos, nr, &size, err, errlen);
 		}
+		if (ret)
+			return ret;
 		pos += size;
 	}
+}
+
+/* File mode: what is checked as it arrives. */
+struct checks {
+	uint64_t data_end;		/* of the data section */
+	uint64_t rec;			/* the next record to check */
+	uint64_t nr;			/* its number */
+	uint64_t snap, snap_end;	/* the snapshot section, or 0 */
+	bool magic_seen;
+};
+
+/*
+ * The records of the data section, and the snapshots of pmaps record,
+ * that s now holds whole: 0, or -2 with a message in err.
+ */
+static int check_more(const struct stream *s, struct checks *c, char *err,
+		      size_t errlen)
+{
+	const size_t magic = sizeof(PMAPS_PERF_SNAPSHOT_MAGIC) - 1;
+	uint64_t size;
+	int ret;
+
+	while (c->rec + REC_HDR <= c->data_end && c->rec + REC_HDR <= s->len) {
+		ret = record_at(s, c->rec, c->nr + 1, &size, err, errlen);
+		if (ret == 1)
+			break;
+		if (ret)
+			return ret;
+		c->nr++;
+		c->rec += size;
+	}
+	if (!c->snap)
+		return 0;
+	if (!c->magic_seen && c->snap + magic <= s->len) {
+		if (memcmp(s->buf + c->snap, PMAPS_PERF_SNAPSHOT_MAGIC, magic)) {
+			snprintf(err, errlen,
+				 "%s: offset 0x%llx: expected the snapshots of pmaps record (magic %s)",
+				 s->name, (unsigned long long)c->snap,
+				 PMAPS_PERF_SNAPSHOT_MAGIC);
+			return -2;
+		}
+		c->magic_seen = true;
+		c->snap += magic;
+	}
+	/* each: time, pid, the length of its text, the text (no NUL) */
+	while (c->magic_seen && c->snap + 16 <= c->snap_end &&
+	       c->snap + 16 <= s->len) {
+		uint64_t len = le32(s->buf + c->snap + 12);
+		uint64_t next = c->snap + 16 + ((len + 7) & ~7ULL);
+
+		if (c->snap + 16 + len > s->len)
+			break;
+		if (memchr(s->buf + c->snap + 16, '\0', (size_t)len)) {
+			snprintf(err, errlen,
+				 "%s: offset 0x%llx: expected the text of /proc/PID/maps in a snapshot, got a NUL byte",
+				 s->name, (unsigned long long)c->snap);
+			return -2;
+		}
+		c->snap = next;
+	}
+	return 0;
+}
+
+/* Up to want bytes, 1 MiB at a time, each checked: 0, -1 or -2. */
+static int fill_checked(struct stream *s, uint64_t want, struct checks *c,
+			char *err, size_t errlen)
+{
+	while (s->len < want && !s->eof) {
+		uint64_t step = want - s->len > (1 << 20) ? s->len + (1 << 20) :
+				want;
+		int ret;
+
+		if (stream_fill(s, step, false))
+			return -1;
+		ret = check_more(s, c, err, errlen);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Feature sections but pmaps' snapshots: perf's take kilobytes. */
+#define OTHER_FEATURES_MAX	(64ULL << 20)
+/* An attribute's ids: 8 bytes an event of a CPU or a thread. */
+#define IDS_MAX			(64ULL << 20)
+
+static uint64_t max_u64(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
 }
 
 int pmaps_perf_read_stream(int fd, const char *name, unsigned char **buf,
 			   size_t *len, char *err, size_t errlen)
 {
 	struct stream s = { .fd = fd, .name = name ? name : "-" };
+	struct checks c = { 0 };
 	struct pmaps_perf_data d;
-	uint64_t hsize, end, off, size, table;
-	unsigned int i, nr_feat = 0;
+	uint64_t attr_size, aoff, asize, doff, dsize, end, table, other = 0;
+	unsigned int i, nr_feat = 0, snap_index = 0;
+	bool snap;
 	int ret;
 
 	*buf = NULL;
@@ -1305,52 +1415,104 @@ int pmaps_perf_read_stream(int fd, const char *name, unsigned char **buf,
 		}
 		goto done;
 	}
-	hsize = le64(s.buf + 8);
-	if (hsize == PMAPS_PERF_PIPE_HEADER_SIZE) {
-		ret = stream_records(&s, hsize, err, errlen);
+	if (le64(s.buf + 8) == PMAPS_PERF_PIPE_HEADER_SIZE) {
+		ret = stream_records(&s, PMAPS_PERF_PIPE_HEADER_SIZE, err,
+				     errlen);
 		goto records;
 	}
 	if (stream_fill(&s, PMAPS_PERF_HEADER_SIZE, false))
 		goto read_error;
 	if (s.len < PMAPS_PERF_HEADER_SIZE)
 		goto done;	/* cut short: the parser says so */
-	off = le64(s.buf + PMAPS_PERF_DATA_OFF);
-	size = le64(s.buf + PMAPS_PERF_DATA_OFF + 8);
-	if (!size) {
+	attr_size = le64(s.buf + 16);
+	aoff = le64(s.buf + PMAPS_PERF_ATTRS_OFF);
+	asize = le64(s.buf + PMAPS_PERF_ATTRS_OFF + 8);
+	doff = le64(s.buf + PMAPS_PERF_DATA_OFF);
+	dsize = le64(s.buf + PMAPS_PERF_DATA_OFF + 8);
+	/* a header the parser refuses, it refuses with the bytes it has */
+	if (attr_size < PMAPS_PERF_ATTR_MIN + 16 || attr_size > 4096 ||
+	    !asize || asize % attr_size || aoff > UINT64_MAX - asize ||
+	    doff > UINT64_MAX - dsize)
+		goto done;
+	if (!dsize) {
 		/* perf record was killed: records to the end, as the parser */
-		ret = stream_records(&s, off, err, errlen);
+		if (stream_fill(&s, doff, false))
+			goto read_error;
+		ret = stream_records(&s, doff, err, errlen);
 		goto records;
 	}
-	end = le64(s.buf + PMAPS_PERF_ATTRS_OFF) +
-	      le64(s.buf + PMAPS_PERF_ATTRS_OFF + 8);
-	if (off + size > end)
-		end = off + size;
-	/* the table of feature sections, after the data */
-	for (i = 0; i < PMAPS_PERF_FEATURE_BITS; i++)
-		nr_feat += !!(s.buf[PMAPS_PERF_FEATURES_OFF + i / 8] &
-			      1u << (i % 8));
-	table = off + size;
-	if (table + 16ULL * nr_feat > end)
-		end = table + 16ULL * nr_feat;
-	if (end < off || end > (uint64_t)SIZE_MAX / 2) {
-		snprintf(err, errlen,
-			 "%s: expected sections that fit in memory, got a header that puts them up to 0x%llx",
-			 s.name, (unsigned long long)end);
-		free(s.buf);
-		return -2;
-	}
-	if (stream_fill(&s, end, false))
-		goto read_error;
-	for (i = 0; i < nr_feat && s.len >= table + 16ULL * (i + 1); i++) {
-		uint64_t f = le64(s.buf + table + 16 * i) +
-			     le64(s.buf + table + 16 * i + 8);
+	c.rec = doff;
+	c.data_end = doff + dsize;
+	end = max_u64(aoff + asize, c.data_end);
+	ret = fill_checked(&s, end, &c, err, errlen);
+	if (ret)
+		goto records;
+	/* each attribute's ids */
+	for (i = 0; (uint64_t)i < asize / attr_size &&
+	     aoff + (i + 1) * attr_size <= s.len; i++) {
+		const unsigned char *a = s.buf + aoff + i * attr_size;
+		uint64_t ids = le64(a + attr_size - 16);
+		uint64_t ids_size = le64(a + attr_size - 8);
 
-		if (f > end && f <= (uint64_t)SIZE_MAX / 2)
-			end = f;
+		if (ids_size > IDS_MAX || ids > UINT64_MAX - ids_size) {
+			snprintf(err, errlen,
+				 "%s: attribute %u: expected ids of at most %llu bytes, got 0x%llx bytes at 0x%llx",
+				 s.name, i, IDS_MAX,
+				 (unsigned long long)ids_size,
+				 (unsigned long long)ids);
+			ret = -2;
+			goto records;
+		}
+		end = max_u64(end, ids + ids_size);
 	}
-	if (stream_fill(&s, end, false))
-		goto read_error;
-	goto done;
+	ret = fill_checked(&s, end, &c, err, errlen);
+	if (ret)
+		goto records;
+	/* the feature sections: the parser reads pmaps' snapshots alone */
+	for (i = 0; i < PMAPS_PERF_FEATURE_BITS; i++)
+		if (s.buf[PMAPS_PERF_FEATURES_OFF + i / 8] & 1u << (i % 8)) {
+			if (i == PMAPS_PERF_FEAT_SNAPSHOTS)
+				snap_index = nr_feat;
+			nr_feat++;
+		}
+	snap = s.buf[PMAPS_PERF_FEATURES_OFF + PMAPS_PERF_FEAT_SNAPSHOTS / 8] &
+	       1u << (PMAPS_PERF_FEAT_SNAPSHOTS % 8);
+	table = c.data_end;
+	if (!snap)
+		goto done;
+	ret = fill_checked(&s, table + 16ULL * nr_feat, &c, err, errlen);
+	if (ret)
+		goto records;
+	if (s.len < table + 16ULL * nr_feat)
+		goto done;	/* cut short: the parser says so */
+	end = table + 16ULL * nr_feat;
+	for (i = 0; i < nr_feat; i++) {
+		uint64_t off = le64(s.buf + table + 16 * i);
+		uint64_t size = le64(s.buf + table + 16 * i + 8);
+
+		if (off > UINT64_MAX - size)
+			goto done;	/* the parser says so */
+		if (i == snap_index) {
+			c.snap = off;
+			c.snap_end = off + size;
+		} else {
+			other += size;
+		}
+		end = max_u64(end, off + size);
+	}
+	if (other > OTHER_FEATURES_MAX) {
+		snprintf(err, errlen,
+			 "%s: expected feature sections of at most %llu bytes besides pmaps' snapshots, got %llu",
+			 s.name, OTHER_FEATURES_MAX,
+			 (unsigned long long)other);
+		ret = -2;
+		goto records;
+	}
+	/* before the table: read already, and the parser says what it is */
+	if (c.snap < table + 16ULL * nr_feat)
+		c.snap = 0;
+	ret = fill_checked(&s, end, &c, err, errlen);
+	goto records;
 records:
 	if (ret == -1)
 		goto read_error;

@@ -111,12 +111,16 @@ struct pmaps_perf_data {
 /*
  * Read perf.data from fd, a pipe or any file that cannot be mapped, only
  * as far as the format says it goes: the magic first (so that anything
- * else fails at once); in file mode the header's sections, the table of
- * feature sections after the data and the sections it names, and no byte
+ * else fails at once); in file mode the header's sections and the ids
+ * its attributes name (at most 64 MiB each), and, when pmaps' snapshot
+ * feature is there, the table of feature sections after the data and the
+ * sections it names (at most 64 MiB besides the snapshots), and no byte
  * beyond; in pipe mode (or in file mode without a data size: perf record
- * was killed) record after record until the end of the input, each
- * record checked as it comes: a record type of 0 or above 127 (perf's are
- * 1 to 127) or a size below 8 ends the read as an error.  On success
+ * was killed) record after record until the end of the input.  Records
+ * of the data section are checked as they come: a record type of 0 or
+ * above 127 (perf's are 1 to 127) or a size below 8 ends the read as an
+ * error; so does a snapshot section without its magic, or a snapshot
+ * whose text holds a NUL byte.  On success
  * *buf (malloc'ed) and *len hold what pmaps_perf_parse() is to read.
  * Return 0; -1 when read() failed or memory ran out, with errno; -2 with
  * "NAME: ..." in err when the input is not perf.data.
