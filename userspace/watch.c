@@ -204,7 +204,7 @@ struct watch {
 	struct totals group_prev;
 };
 
-static volatile sig_atomic_t stop_signal, resized, waiting;
+static volatile sig_atomic_t stop_signal, resized, loading;
 static struct termios saved_termios;
 static bool termios_saved, screen_taken;
 
@@ -766,17 +766,17 @@ static void draw_frame(struct watch *w, FILE *out)
 /* ---- the terminal ---- */
 
 /*
- * In the wait between frames: end after it.  Anywhere else (an open() of
- * a FIFO, a read of a stalled file) at once, as an uncaught signal would,
- * with the terminal given back first (write() and tcsetattr() are safe
- * in a handler).
+ * Drawing or waiting: end after the frame.  Loading one (an open() of a
+ * FIFO, a read of a stalled file system may block for good) at once, as
+ * an uncaught signal would, with the terminal given back first (write()
+ * and tcsetattr() are safe in a handler).
  */
 static void on_stop(int sig)
 {
 	static const char restore[] = "\033[?7h\033[?25h\033[?1049l";
 
 	stop_signal = sig;
-	if (waiting)
+	if (!loading)
 		return;
 	if (screen_taken) {
 		ssize_t n = write(STDOUT_FILENO, restore, sizeof(restore) - 1);
@@ -1036,13 +1036,10 @@ static bool wait_frame(struct watch *w)
 	ssize_t n;
 	enum watch_key k;
 
-	waiting = 1;
 	while (!stop_signal) {
 		left = deadline - now_ms();
-		if (left <= 0 || resized) {
-			waiting = 0;
+		if (left <= 0 || resized)
 			return false;
-		}
 		if (poll(&key, w->keys ? 1 : 0, (int)(left > 60000 ? 60000 :
 							 left)) <= 0)
 			continue;
@@ -1050,16 +1047,13 @@ static bool wait_frame(struct watch *w)
 		was = w->scroll;
 		for (i = 0; n > 0 && i < (size_t)n;) {
 			k = next_key(buf, (size_t)n, &i);
-			if (k == WK_QUIT) {
-				waiting = 0;
+			if (k == WK_QUIT)
 				return true;
-			}
 			scroll_by(w, k);
 		}
 		if (w->scroll != was)
 			show_on_terminal(w);
 	}
-	waiting = 0;
 	return true;
 }
 
@@ -1320,8 +1314,12 @@ static enum pmaps_status run(struct watch *w)
 	if (w->tty)
 		terminal_take(w);
 	for (w->frame = 1; !w->frames || w->frame <= w->frames; w->frame++) {
-		st = w->group ? load_group(w) : load_frame(w);
-		if (st)
+		loading = 1;
+		/* a signal that came while drawing ends the loop here */
+		st = stop_signal ? PMAPS_OK :
+		     w->group ? load_group(w) : load_frame(w);
+		loading = 0;
+		if (st || stop_signal)
 			break;
 		resized = 0;
 		if (!w->group && (compare(w) || select_shown(w))) {
