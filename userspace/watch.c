@@ -767,9 +767,10 @@ static void draw_frame(struct watch *w, FILE *out)
 
 /*
  * Drawing or waiting: end after the frame.  Loading one (an open() of a
- * FIFO, a read of a stalled file system may block for good) at once, as
- * an uncaught signal would, with the terminal given back first (write()
- * and tcsetattr() are safe in a handler).
+ * FIFO, a read of a stalled file system may block for good): end at once,
+ * with the terminal given back (write(), tcsetattr() and _exit() are safe
+ * in a handler) and status 0, as after the frame.  Frames already shown
+ * were flushed.
  */
 static void on_stop(int sig)
 {
@@ -785,8 +786,7 @@ static void on_stop(int sig)
 	}
 	if (termios_saved)
 		tcsetattr(STDIN_FILENO, TCSANOW, &saved_termios);
-	signal(sig, SIG_DFL);
-	raise(sig);
+	_exit(PMAPS_OK);
 }
 
 static void on_resize(int sig)
