@@ -915,7 +915,11 @@ out:
 static enum outcome test_thp(void)
 {
 	const char *knob = "/sys/kernel/mm/transparent_hugepage/enabled";
-	const struct rule rule = { .set = FLAG(UPTODATE), .mapcount = 1 };
+	/* just written: its pmd is young and dirty */
+	const struct rule rule = {
+		.set = FLAG(YOUNG) | FLAG(UPTODATE) | FLAG(PTE_DIRTY),
+		.mapcount = 1,
+	};
 	size_t len = 2 * HUGE_SIZE;
 	struct span want;
 	char *base, *huge;
@@ -1238,6 +1242,78 @@ static enum outcome test_self(void)
 	}
 	tap_diag("headers of %s never matched /proc/self/maps in %d tries",
 		 path, attempts);
+	return FAIL;
+}
+
+/* ---- a VMA that changes between two read() calls ---- */
+
+#define SPLIT_PAGES	2048	/* every other one written: 1024 range lines */
+
+/* Static, so that reading allocates nothing that could change a VMA. */
+static char split_buf[1 << 20];
+
+/*
+ * Range lines go under the header they belong to: a VMA that shrinks
+ * between two read() calls, while its range lines are being read, gets
+ * its header again, with its new end, before the lines that follow
+ * (module/seq.c).  The first read()s stop early in the region's 1024
+ * lines, a few KiB each; the kernel has generated at most one buffer
+ * beyond them, so most lines are made after the split.
+ */
+static enum outcome test_header_reprinted_after_split(void)
+{
+	char *base = map_anon(SPLIT_PAGES), *mid, *at, *header;
+	size_t len = 0, lines = 0, split_at;
+	char path[PATH_MAX], whole[48], first[48];
+	ssize_t n;
+	int fd;
+
+	if (!base)
+		return FAIL;
+	write_pages(base, 0, SPLIT_PAGES, 2);
+	mid = base + SPLIT_PAGES / 2 * page_size;
+	snprintf(whole, sizeof(whole), "\n%08lx-%08lx ", (unsigned long)base,
+		 (unsigned long)(base + SPLIT_PAGES * page_size));
+	snprintf(first, sizeof(first), "\n%08lx-%08lx ", (unsigned long)base,
+		 (unsigned long)mid);
+	pmaps_path(path, sizeof(path), "self");
+	fd = open(path, O_RDONLY);
+	if (fd < 0) {
+		tap_diag("%s: %s", path, strerror(errno));
+		return FAIL;
+	}
+	/* until 64 of the region's lines are in */
+	while (lines < 64 && len + 4096 < sizeof(split_buf)) {
+		n = read(fd, split_buf + len, 4096);
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+		split_buf[len] = '\0';
+		header = strstr(split_buf, whole);
+		for (lines = 0, at = header; at && (at = strchr(at + 1, '\n'));)
+			lines++;
+	}
+	split_at = len;
+	if (lines < 64 || lines > SPLIT_PAGES / 4) {
+		tap_diag("read %zu of the region's lines before the split, expected 64 to %d",
+			 lines, SPLIT_PAGES / 4);
+		close(fd);
+		return FAIL;
+	}
+	if (mprotect(mid, SPLIT_PAGES / 2 * page_size, PROT_READ)) {
+		tap_diag("mprotect: %s", strerror(errno));
+		close(fd);
+		return FAIL;
+	}
+	while (len + 4096 < sizeof(split_buf) &&
+	       (n = read(fd, split_buf + len, 4096)) > 0)
+		len += (size_t)n;
+	split_buf[len] = '\0';
+	close(fd);
+	if (strstr(split_buf + split_at - 1, first))
+		return PASS;
+	tap_diag("no header%.*s after the split (at byte %zu of %zu)",
+		 (int)strlen(first) - 1, first, split_at, len);
 	return FAIL;
 }
 
@@ -3229,6 +3305,7 @@ static const struct test_case tests[] = {
 	TEST(test_kernel_thread),
 	TEST(test_write_rejected),
 	TEST(test_self),
+	TEST(test_header_reprinted_after_split),
 	TEST(test_listing),
 	TEST(test_new_process_after_load),
 	TEST(test_perm_other_uid),
