@@ -105,6 +105,9 @@ cycle() {
 		elif [ "$(modinfo -F vermagic "$ko" | cut -d' ' -f1)" != "$rel" ]; then
 			modinfo "$ko" >> "$log"
 			not_ok "$what: vermagic is not $rel" "$log"
+		elif [ ! -s "$tmp/dkms/$name/$version/$rel/x86_64/log/make.log" ]; then
+			# no log is no evidence of a clean build
+			not_ok "$what: no make.log to check for warnings" "$log"
 		elif grep -E 'warning:|error:' \
 			"$tmp/dkms/$name/$version/$rel/x86_64/log/make.log" >> "$log"; then
 			not_ok "$what: compiler warnings" "$log"
