@@ -49,6 +49,14 @@ export PMAPS_CHECK=1
 	run kernel 2400 "$top/tests/kernel/run.sh"
 	# make bench is not judged here, but it must keep working.
 	check1 bench_smoke 900 "$top/tests/bench/run.sh" --smoke
+	# The host tests run three times (plain, ASan/UBSan, valgrind): say
+	# how many of the results are repetitions, before the totals.
+	results() {
+		n=$(grep -cE '^(not )?ok [0-9]+' "$build/suite-$1.log" 2>/dev/null)
+		echo "${n:-0}"
+	}
+	unit_n=$(results unit) repeats=$(($(results unit-asan) + $(results unit-valgrind)))
+	echo "# $((passed + failed + skipped - repeats)) distinct tests; $unit_n host tests × 3 builds (plain, ASan/UBSan, valgrind) make $repeats of the results repetitions"
 	totals
 } 2>&1 | tee "$log"
 # Documentation/reliability.rst shows the last full run; nothing is printed,
