@@ -177,8 +177,15 @@ static int json_string(struct json *j, char **out, const char *what)
 		j->p++;
 	}
 	if (j->p >= j->end) {
+		/*
+		 * The input ended in the string: a prefix may yet close it
+		 * (pmaps_parse_json_prefix() reads on), so this failure is
+		 * the end of the input's, whatever the string holds so far.
+		 */
 		j->p = s - 1;
-		return json_fail(j, "a string closed by '\"'");
+		json_fail(j, "a string closed by '\"'");
+		j->at_end = true;
+		return -1;
 	}
 	if (out) {
 		buf = malloc((size_t)(j->p - s) + 1);

@@ -623,8 +623,9 @@ static int parse_lines(struct parser *ps, const char *p, const char *end)
 	return 0;
 }
 
-int pmaps_parse_buf(const char *buf, size_t len, const char *name,
-		    struct pmaps_map *out, char *err, size_t errlen)
+/* A whole document in one buffer, without the reader's checks. */
+static int parse_whole(const char *buf, size_t len, const char *name,
+		       struct pmaps_map *out, char *err, size_t errlen)
 {
 	struct parser ps;
 
@@ -688,6 +689,39 @@ static bool is_blank(const char *s, const char *e)
 	return true;
 }
 
+/* Text or JSON, from the first byte that is not blank, if any yet. */
+static void reader_kind(struct doc_reader *r, size_t upto)
+{
+	size_t i;
+
+	if (r->kind != KIND_UNKNOWN)
+		return;
+	for (i = 0; i < upto && memchr(" \t\r\n", r->buf[i], 4); i++)
+		;
+	if (i < upto) {
+		r->kind = r->buf[i] == '{' ? KIND_JSON : KIND_TEXT;
+		r->json_check = r->len;
+	}
+}
+
+/*
+ * Text lines complete before the one at r->line_start are parsed first,
+ * as they would be had they come in an earlier read(): a document reads
+ * alike whatever its reads, and alike from a buffer (pmaps_parse_buf()
+ * reads it in one).  0, or -2 at the first bad one.
+ */
+static int reader_parse_complete(struct doc_reader *r)
+{
+	int ret;
+
+	reader_kind(r, r->line_start);
+	if (r->kind != KIND_TEXT || r->line_start <= r->parsed)
+		return 0;
+	ret = parse_lines(&r->ps, r->buf + r->parsed, r->buf + r->line_start);
+	r->parsed = r->line_start;
+	return ret ? -2 : 0;
+}
+
 /*
  * r->buf grew from old to r->len: check the new bytes, line by line, and
  * parse what the lines now complete allow.  0, -1 (out of memory, errno)
@@ -703,10 +737,12 @@ static int reader_feed(struct doc_reader *r, size_t old)
 		const char *z = memchr(r->buf + i, '\0', e - i);
 
 		if (z)
-			return reader_fail(r, "text, got a NUL byte at byte %zu of the line",
+			return reader_parse_complete(r) ? -2 :
+			       reader_fail(r, "text, got a NUL byte at byte %zu of the line",
 					   (size_t)(z - r->buf) - r->line_start + 1);
 		if (e - r->line_start > PMAPS_LINE_MAX)
-			return reader_fail(r, "a line of at most %d bytes, got a longer one",
+			return reader_parse_complete(r) ? -2 :
+			       reader_fail(r, "a line of at most %d bytes, got a longer one",
 					   PMAPS_LINE_MAX);
 		if (!nl)
 			break;
@@ -714,7 +750,8 @@ static int reader_feed(struct doc_reader *r, size_t old)
 		if (r->kind != KIND_TEXT &&
 		    is_blank(r->buf + r->line_start, r->buf + e)) {
 			if (++r->blank_run > PMAPS_BLANK_LINES_MAX)
-				return reader_fail(r, "at most %d blank lines in a row, got more",
+				return reader_parse_complete(r) ? -2 :
+				       reader_fail(r, "at most %d blank lines in a row, got more",
 						   PMAPS_BLANK_LINES_MAX);
 		} else {
 			r->blank_run = 0;
@@ -723,14 +760,7 @@ static int reader_feed(struct doc_reader *r, size_t old)
 		r->line_start = e + 1;
 		i = e + 1;
 	}
-	if (r->kind == KIND_UNKNOWN) {
-		for (i = 0; i < r->len && memchr(" \t\r\n", r->buf[i], 4); i++)
-			;
-		if (i < r->len) {
-			r->kind = r->buf[i] == '{' ? KIND_JSON : KIND_TEXT;
-			r->json_check = r->len;
-		}
-	}
+	reader_kind(r, r->len);
 	if (r->kind == KIND_TEXT && r->line_start > r->parsed) {
 		int ret = parse_lines(&r->ps, r->buf + r->parsed,
 				      r->buf + r->line_start);
@@ -750,9 +780,13 @@ static int reader_feed(struct doc_reader *r, size_t old)
 						  r->name, &part, r->err,
 						  r->errlen);
 
-		pmaps_map_free(&part);
-		if (ret < 0)
+		/* what parsed before the error stays, as from a buffer */
+		if (ret < 0) {
+			pmaps_map_free(r->map);
+			*r->map = part;
 			return -2;
+		}
+		pmaps_map_free(&part);
 		/* fourfold: all the parses cost a third more than the last */
 		r->json_check = r->len * 4;
 	}
@@ -771,8 +805,8 @@ static int reader_finish(struct doc_reader *r)
 					r->err, r->errlen) ? -2 : 0;
 	default:
 		/* empty, or blanks alone: as the parser has it */
-		return pmaps_parse_buf(r->buf, r->len, r->name, r->map,
-				       r->err, r->errlen) ? -2 : 0;
+		return parse_whole(r->buf, r->len, r->name, r->map, r->err,
+				   r->errlen) ? -2 : 0;
 	}
 }
 
@@ -808,6 +842,24 @@ static void reader_init(struct doc_reader *r, const char *name,
 	r->err = err;
 	r->errlen = err ? errlen : 0;
 	parser_init(&r->ps, r->name, out, err, r->errlen);
+}
+
+int pmaps_parse_buf(const char *buf, size_t len, const char *name,
+		    struct pmaps_map *out, char *err, size_t errlen)
+{
+	struct doc_reader r;
+	int ret;
+
+	/* the reader's rules, in one read of the whole: only reads buf */
+	reader_init(&r, name, out, err, errlen);
+	if (!len)
+		return 0;
+	r.buf = (char *)buf;
+	r.len = r.cap = r.size = len;
+	ret = reader_feed(&r, 0);
+	if (!ret)
+		ret = reader_finish(&r);
+	return ret ? -1 : 0;
 }
 
 int pmaps_read_doc(int fd, const char *name, char **text, size_t *len,
