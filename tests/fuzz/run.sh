@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Fuzz pmaps with libFuzzer for FUZZ_SECONDS (default 30), a quarter of it
+# Fuzz pmaps with libFuzzer for FUZZ_SECONDS (default 30), a fifth of it
 # for each fuzzer, and print TAP:
 #   -  every saved crash in tests/unit/fixtures/fuzz-regressions/ now passes
 #      (only when there are any)
@@ -9,6 +9,8 @@
 #      source built with -DFUZZ_CLI) found nothing
 #   -  fuzz_heap (the malloc chunk walker on memory images) found nothing
 #   -  fuzz_perf (the perf.data reader and its replay) found nothing
+#   -  fuzz_core (pmaps core's ELF core reader, in its three formats)
+#      found nothing
 # All start from tests/fuzz/corpus/ and the unit fixtures.  A new crash is
 # copied into tests/unit/fixtures/fuzz-regressions/, so it stays a
 # regression test after this run's scratch files are gone.
@@ -62,7 +64,7 @@ rm -f "$build/probe" "$build/probe.c"
 # Test 1 replays the saved crashes, when there are any; then the four
 # fuzzers.
 saved=$(find "$regress" -type f 2>/dev/null | sort)
-echo "1..$((${saved:+1} + 4))"
+echo "1..$((${saved:+1} + 5))"
 status=0
 n=0
 
@@ -82,19 +84,21 @@ compile() {
 }
 # The library reads debug symbols with elfutils (libdw-dev).
 libs="-ldw -lelf"
-parse_ok=1 cli_ok=1 heap_ok=1 perf_ok=1
+parse_ok=1 cli_ok=1 heap_ok=1 perf_ok=1 core_ok=1
 compile fuzz_parse "" || parse_ok=
 compile fuzz_cli -DFUZZ_CLI "$top/userspace/source.c" \
 	"$top/userspace/filter.c" "$top/userspace/view.c" || cli_ok=
 src=$top/tests/fuzz/fuzz_heap.c compile fuzz_heap "" || heap_ok=
 src=$top/tests/fuzz/fuzz_perf.c compile fuzz_perf "" || perf_ok=
+src=$top/tests/fuzz/fuzz_core.c compile fuzz_core "" "$top/userspace/core.c" ||
+	core_ok=
 
 # Replay the known crashes; libFuzzer runs file arguments once each.
 if [ -n "$saved" ]; then
 	n=$((n + 1))
 	bad=
 	for bin in ${parse_ok:+fuzz_parse} ${cli_ok:+fuzz_cli} \
-		${heap_ok:+fuzz_heap} ${perf_ok:+fuzz_perf}; do
+		${heap_ok:+fuzz_heap} ${perf_ok:+fuzz_perf} ${core_ok:+fuzz_core}; do
 		echo "$saved" | xargs "$build/$bin" > "$build/replay-$bin.log" \
 			2>&1 && continue
 		grep -E 'ERROR|check failed|Running:' "$build/replay-$bin.log" |
@@ -109,10 +113,12 @@ if [ -n "$saved" ]; then
 	fi
 fi
 
-# fuzz NAME SECONDS: fuzz a scratch copy of the corpus, so the committed
-# one only changes on --merge; the next TAP line.
+# fuzz NAME SECONDS [MAX_LEN]: fuzz a scratch copy of the corpus, so the
+# committed one only changes on --merge; the next TAP line.  MAX_LEN
+# (default 4096) is the longest input tried: the binary formats need more
+# than the text (a real perf.data seed is 11.5 KiB, the core seeds 8 KiB).
 fuzz() {
-	n=$((n + 1)) name=$1 secs=$2
+	n=$((n + 1)) name=$1 secs=$2 max_len=${3:-4096}
 	work=$build/corpus-$name
 	art=$build/artifacts-$name
 	log=$build/fuzz-$name.log
@@ -124,7 +130,7 @@ fuzz() {
 		-exec cp {} "$work/" \;
 	set +e
 	"$build/$name" -max_total_time="$secs" -timeout=10 \
-		-rss_limit_mb=2048 -max_len=4096 -print_final_stats=1 \
+		-rss_limit_mb=2048 -max_len="$max_len" -print_final_stats=1 \
 		-dict="$top/tests/fuzz/pmaps.dict" -artifact_prefix="$art/" \
 		"$work" > "$log" 2>&1
 	rc=$?
@@ -149,11 +155,11 @@ fuzz() {
 	fi
 }
 
-# fuzz_built BUILT NAME SECONDS WHAT: fuzz NAME when it was built (BUILT
-# not empty), else a "not ok" naming WHAT it is built from.
+# fuzz_built BUILT NAME SECONDS WHAT [MAX_LEN]: fuzz NAME when it was built
+# (BUILT not empty), else a "not ok" naming WHAT it is built from.
 fuzz_built() {
 	if [ -n "$1" ]; then
-		fuzz "$2" "$3"
+		fuzz "$2" "$3" "${5:-}"
 	else
 		n=$((n + 1))
 		echo "not ok $n $2 builds$4"
@@ -161,12 +167,13 @@ fuzz_built() {
 	fi
 }
 
-quarter=$(( (seconds + 3) / 4 ))
-fuzz_built "$parse_ok" fuzz_parse "$quarter" ""
-fuzz_built "$cli_ok" fuzz_cli "$quarter" \
+fifth=$(( (seconds + 4) / 5 ))
+fuzz_built "$parse_ok" fuzz_parse "$fifth" ""
+fuzz_built "$cli_ok" fuzz_cli "$fifth" \
 	" (userspace/source.c, filter.c, view.c)"
-fuzz_built "$heap_ok" fuzz_heap "$quarter" ""
-fuzz_built "$perf_ok" fuzz_perf "$quarter" ""
+fuzz_built "$heap_ok" fuzz_heap "$fifth" ""
+fuzz_built "$perf_ok" fuzz_perf "$fifth" "" 65536
+fuzz_built "$core_ok" fuzz_core "$fifth" " (userspace/core.c)" 65536
 
 if [ -n "$merge" ]; then
 	# Rebuild the corpus small: the unit fixtures under their own names,
