@@ -77,14 +77,18 @@ check test_mount_point_follows_module test_mount_point_follows_module
 
 # Unload and load again and again while readers keep opening files: the
 # umount is refused while a file is open; once it goes through, rmmod must
-# too, and the console must stay clean.  How many go through while the
-# readers run is luck, but once they stopped, nothing may hold the mount
-# or the module any more: a reference an open took and never gave back
-# would show only there.
+# too, and the console must stay clean.  The readers pause between reads,
+# so that unloads land between and during their opens: at least 10 of the
+# 50 must go through, or the race was not run.  Once the readers stopped,
+# nothing may hold the mount or the module any more: a reference an open
+# took and never gave back would show only there.
 test_unload_while_opening() {
 	readers=
 	for r in 1 2 3; do
-		( while :; do cat /proc/pmaps_ext/self > /dev/null 2>&1; done ) &
+		( while :; do
+			cat /proc/pmaps_ext/self > /dev/null 2>&1
+			sleep 0.01
+		done ) &
 		readers="$readers $!"
 	done
 	unloads=0
@@ -106,6 +110,10 @@ test_unload_while_opening() {
 	wait $readers 2>/dev/null
 	echo "# $unloads of 50 unloads went through while readers were busy"
 	[ $stuck -eq 0 ] && loaded && mounted || return 1
+	if [ $unloads -lt 10 ]; then
+		echo "# fewer than 10: the race between unload and open was not run"
+		return 1
+	fi
 	# A cat the killed readers started may still hold its file for a
 	# moment; a leaked reference holds the mount for ever.
 	tries=0
