@@ -8,7 +8,9 @@
  *
  * Text views count flags in pages (shown as sizes, or KiB in --summary);
  * a count the source cannot know ('?' flags, shared where a mapcount is
- * '?', swap of kernel text) is "-", never 0.  Sizes are powers of 1024
+ * '?', swap of kernel text) is "-", never 0.  PSS and USS (smem's, from
+ * the mapcounts: pmaps_pss_add()) likewise, a lower bound where some
+ * mapcount is '?'.  Sizes are powers of 1024
  * with one decimal, rounded.
  *
  * THP and hugetlb pages and VMA page sizes are not in the text format:
@@ -29,6 +31,10 @@
  *     {"label": "1234 (nginx)",	string
  *      "pid": 1234,			0 for a file
  *      "source": "kernel",		kernel, module, pagemap or file
+ *      "pss": 4096,			bytes, rounded down, of the pages
+ *      "uss": 4096,			of known mapcount, and the pages of
+ *      "mapcount_unknown": 0,		mapcount null (pmaps_pss_add());
+ *					the VMAs have the same three
  *      "vmas": [			in address order
  *       {"start": "0x400000",		hex string, as 64-bit values do
  *        "end": "0x401000",		not survive a double; end exclusive
@@ -51,7 +57,10 @@
  *          "address": "0x400000",	virtual address of the first page
  *          "flags": "YR_U_D_",		the text format's 7 letters, '?'
  *					for a flag the source cannot know
- *          "mapcount": 1}]}]}]}	null where the text has '?'
+ *          "mapcount": 1,		null where the text has '?'
+ *          "pss": 4096,			bytes: count pages / mapcount,
+ *          "uss": 4096}]}]}]}		and those mapped once; both null
+ *					where the mapcount is
  *
  * Strings are the bytes of the input with '"', '\' and control characters
  * escaped (\n, \t, ..., else \u00XX); other bytes, UTF-8 or not, pass
@@ -79,7 +88,7 @@
 
 #define OB_SIZE		65536
 /* Room a range or page line needs at most, names and colour aside. */
-#define LINE_MAX_LEN	256
+#define LINE_MAX_LEN	320
 /* pagemap entries read at a time by the page views */
 #define PM_ENTRIES	65536
 
@@ -441,6 +450,7 @@ struct counts {
 	/* pages in thp and mTHP folios by KB (pmaps_folio_kind()) */
 	unsigned long long thp, mthp;
 	bool folio_unknown;		/* a KB was '?' */
+	struct pmaps_pss pss;		/* PSS and USS, from the mapcounts */
 };
 
 /* The node column a range counts in. */
@@ -468,6 +478,7 @@ static void count_vma(struct counts *c, const struct pmaps_vma *v)
 
 		c->pages[C_RESIDENT] += r->count;
 		c->node[node_col(r)] += r->count;
+		pmaps_pss_add(&c->pss, r, pmaps_page_size());
 		switch (pmaps_folio_kind(r->kb, pmaps_page_size())) {
 		case PMAPS_FOLIO_UNKNOWN:
 			c->folio_unknown = true;
@@ -522,6 +533,7 @@ static void count_add(struct counts *sum, const struct counts *c)
 	sum->thp += c->thp;
 	sum->mthp += c->mthp;
 	sum->folio_unknown |= c->folio_unknown;
+	pmaps_pss_sum(&sum->pss, &c->pss);
 	sum->mapped += c->mapped;
 	sum->nr_vmas += c->nr_vmas;
 }
@@ -945,6 +957,21 @@ static void put_mapcount(struct vctx *c, long mapcount)
 		ob_str(c->o, SGR_RESET);
 }
 
+/* "  pss SIZE", a lower bound where some mapcounts are '?' */
+static void put_pss(struct ob *o, const char *key, unsigned long long bytes,
+		    unsigned long long unknown_pages)
+{
+	ob_str(o, "  ");
+	ob_str(o, key);
+	ob_ch(o, ' ');
+	if (!bound_known(bytes, unknown_pages != 0)) {
+		ob_ch(o, '-');
+		return;
+	}
+	ob_str(o, bound_mark(unknown_pages != 0));
+	ob_human(o, bytes, 0);
+}
+
 /*
  * " key VALUE" per kind: human size, "0", ">=SIZE" when some pages are
  * unknown, or "-" when nothing known is counted.
@@ -970,6 +997,8 @@ static void put_counts(struct vctx *c, const struct counts *n)
 			ob_fmt(o, " (%llu page%s)", n->pages[k],
 			       n->pages[k] == 1 ? "" : "s");
 	}
+	put_pss(o, "pss", pmaps_pss_bytes(&n->pss), n->pss.unknown);
+	put_pss(o, "uss", n->pss.uss, n->pss.unknown);
 	/* numa_maps' N<node>=, as sizes: resident memory per node */
 	for (k = 0; k < c->nodes; k++) {
 		ob_fmt(o, "  N%d ", k);
@@ -1104,6 +1133,10 @@ static void summary_row(struct vctx *c, const struct counts *n, size_t w,
 	ob_udec_w(o, n->mapped / 1024, w);
 	for (k = 0; k < C_NR; k++)
 		bound_col(o, n->pages[k] * kib, n->unknown & (1u << k), w);
+	/* smaps' Pss in kB: the fixed-point sum, shifted once */
+	bound_col(o, n->pss.pss >> (10 + PMAPS_PSS_SHIFT),
+		  n->pss.unknown != 0, w);
+	bound_col(o, n->pss.uss / 1024, n->pss.unknown != 0, w);
 	summary_kib(o, huge_kib >= 0, "", (unsigned long long)huge_kib, w);
 	if (page_kib != -2)
 		summary_kib(o, page_kib >= 0, "", (unsigned long long)page_kib,
@@ -1143,6 +1176,7 @@ static void view_summary(struct vctx *c)
 	ob_fmt(o, "%*s", (int)w, "Kbytes");
 	for (k = 0; k < C_NR; k++)
 		ob_fmt(o, " %*s", (int)w, summary_cols[k]);
+	ob_fmt(o, " %*s %*s", (int)w, "Pss", (int)w, "Uss");
 	ob_fmt(o, " %*s %*s", (int)w, "Huge", (int)w, "PageSize");
 	if (c->node_w)
 		ob_fmt(o, " %*s %*s", (int)w, "THP", (int)w, "mTHP");
@@ -1247,6 +1281,13 @@ static void group_summary(struct vctx *c, const struct pmaps_doc *docs,
 
 	for (i = 0; i < nr; i++) {
 		count_add(&sum.n, &rows[i].n);
+		/*
+		 * the Pss total is the sum of the rows as printed, rounded
+		 * down to a KiB each as smaps_rollup rounds them, so that the
+		 * table adds up
+		 */
+		sum.n.pss.pss -= rows[i].n.pss.pss &
+				 ((1ULL << (10 + PMAPS_PSS_SHIFT)) - 1);
 		if (rows[i].huge_kib < 0 || sum.huge_kib < 0)
 			sum.huge_kib = -1;
 		else
@@ -1263,6 +1304,7 @@ static void group_summary(struct vctx *c, const struct pmaps_doc *docs,
 	ob_fmt(o, "%-*s %*s", (int)lw, "Process", (int)w, "Kbytes");
 	for (k = 0; k < C_NR; k++)
 		ob_fmt(o, " %*s", (int)w, summary_cols[k]);
+	ob_fmt(o, " %*s %*s", (int)w, "Pss", (int)w, "Uss");
 	ob_fmt(o, " %*s", (int)w, "Huge");
 	ob_sgr(o, c->color, SGR_RESET);
 	ob_ch(o, '\n');
@@ -1939,10 +1981,21 @@ static char *put_member(char *p, const char *name, bool known,
 	return p + pmaps_format_udec(p, v);
 }
 
+/*
+ * ,"pss":N,"uss":N,"mapcount_unknown":N: bytes of PSS (rounded down) and
+ * USS of the pages of known mapcount, and the pages of mapcount '?'.
+ */
+static void json_pss(struct ob *o, const struct pmaps_pss *s)
+{
+	ob_fmt(o, ",\"pss\":%llu,\"uss\":%llu,\"mapcount_unknown\":%llu",
+	       pmaps_pss_bytes(s), s->uss, s->unknown);
+}
+
 static void json_doc(struct vctx *c)
 {
 	const struct pmaps_doc *d = c->doc;
 	const struct pmaps_map *m = &d->map;
+	struct pmaps_pss total = { 0 };
 	struct ob *o = c->o;
 	bool hugetlb;
 	size_t i, j;
@@ -1952,9 +2005,14 @@ static void json_doc(struct vctx *c)
 	json_str(o, d->label);
 	ob_fmt(o, ",\"pid\":%d,\"source\":", d->pid);
 	json_str(o, pmaps_source_name(d->source));
+	for (i = 0; i < m->nr_vmas; i++)
+		for (j = 0; j < m->vmas[i].nr_ranges; j++)
+			pmaps_pss_add(&total, &m->vmas[i].ranges[j], c->psize);
+	json_pss(o, &total);
 	ob_str(o, ",\"vmas\":[");
 	for (i = 0; i < m->nr_vmas; i++) {
 		const struct pmaps_vma *v = &m->vmas[i];
+		struct pmaps_pss vs = { 0 };
 
 		ob_str(o, i ? ",\n{\"start\":\"0x" : "\n{\"start\":\"0x");
 		ob_hex(o, v->start, 1);
@@ -1975,9 +2033,13 @@ static void json_doc(struct vctx *c)
 			       c->hv.page_size, c->hv.huge_bytes / c->psize);
 		/* a hugetlb folio of PMD size is not a thp */
 		hugetlb = c->hv.page_size > c->psize;
+		for (j = 0; j < v->nr_ranges; j++)
+			pmaps_pss_add(&vs, &v->ranges[j], c->psize);
+		json_pss(o, &vs);
 		ob_str(o, ",\"ranges\":[");
 		for (j = 0; j < v->nr_ranges; j++) {
 			const struct pmaps_range *r = &v->ranges[j];
+			struct pmaps_pss rs = { 0 };
 
 			p = ob_room(o, LINE_MAX_LEN);
 			if (j)
@@ -1995,6 +2057,10 @@ static void json_doc(struct vctx *c)
 			p = put_member(p, "mapcount", r->mapcount !=
 				       PMAPS_MAPCOUNT_UNKNOWN,
 				       (unsigned long long)r->mapcount);
+			pmaps_pss_add(&rs, r, c->psize);
+			p = put_member(p, "pss", !rs.unknown,
+				       pmaps_pss_bytes(&rs));
+			p = put_member(p, "uss", !rs.unknown, rs.uss);
 			if (m->numa) {
 				p = put_member(p, "node",
 					       r->node != PMAPS_NODE_UNKNOWN,
@@ -2063,6 +2129,21 @@ static void tsv_str(struct ob *o, const char *s)
 	ob_mem(o, run, (size_t)(s - run));
 }
 
+/* TAB pss TAB uss, in bytes, "?" for both where the mapcount is '?' */
+static char *tsv_pss(char *p, const struct pmaps_range *r,
+		     unsigned long long psize)
+{
+	struct pmaps_pss rs = { 0 };
+
+	pmaps_pss_add(&rs, r, psize);
+	if (rs.unknown)
+		return put_lit(p, "\t?\t?");
+	*p++ = '\t';
+	p += pmaps_format_udec(p, pmaps_pss_bytes(&rs));
+	*p++ = '\t';
+	return p + pmaps_format_udec(p, rs.uss);
+}
+
 /*
  * numa: any document has NUMA fields; every row then has node and kb as
  * the text format has them, "?" in the rows of a document without; age
@@ -2118,6 +2199,7 @@ static void tsv_doc(struct ob *o, const struct pmaps_doc *d, bool numa,
 				p += pmaps_format_age(m->age ? r->age :
 						      PMAPS_AGE_UNKNOWN, p);
 			}
+			p = tsv_pss(p, r, psize);
 			*p++ = '\n';
 			o->len = (size_t)(p - o->buf);
 		}
@@ -2181,7 +2263,8 @@ int pmaps_view(FILE *out, const struct pmaps_view_opts *opts,
 		}
 		ob_str(o, "pid\tvma_start\tvma_end\tperms\toffset\tdev\tinode\tname\trange_start\trange_end\tindex\tcount\tflags\tmapcount");
 		ob_str(o, numa ? "\tnode\tkb" : "");
-		ob_str(o, age ? "\tage\n" : "\n");
+		ob_str(o, age ? "\tage" : "");
+		ob_str(o, "\tpss\tuss\n");
 		for (i = 0; i < nr_docs; i++)
 			tsv_doc(o, &docs[i], numa, age);
 		break;

@@ -100,12 +100,12 @@ result lists_exactly_the_members
 # (Referenced, Active and Shared of the file pages they share with every
 # other process running can): Kbytes, RSS, Dirty, Swapped, Huge.
 stable_row() {
-	awk -v p="$2" '$1 == p { print $2, $3, $8, $11, $12 }' "$1"
+	awk -v p="$2" '$1 == p { print $2, $3, $8, $11, $14 }' "$1"
 }
 bad=
 for p in $pids; do
 	"$PMAPS" --source=pagemap --summary "$p" > "$tmp/one"
-	want=$(awk '$1 == "total" { print $3, $4, $9, $12, $13 }' "$tmp/one")
+	want=$(awk '$1 == "total" { print $3, $4, $9, $12, $15 }' "$tmp/one")
 	got=$(rows "$tmp/group" > "$tmp/rows"; stable_row "$tmp/rows" "$p")
 	[ -n "$got" ] && [ "$got" = "$want" ] || bad="$bad $p: '$got' vs '$want';"
 done

@@ -170,7 +170,7 @@ run "$PMAPS" --tsv -f "$doc"
 { echo kb; cat "$tmp/kb"; } > "$tmp/tsv_kb"
 { echo age; cat "$tmp/age"; } > "$tmp/tsv_age"
 split=$tab
-columns tsv_view . 17 0 12="$tmp/tsv_count" 13="$tmp/tsv_flags" \
+columns tsv_view . 19 0 12="$tmp/tsv_count" 13="$tmp/tsv_flags" \
 	14="$tmp/tsv_mapcount" 15="$tmp/tsv_node" 16="$tmp/tsv_kb" \
 	17="$tmp/tsv_age"
 # a document without them: its rows have '?' there, as the format has
@@ -179,12 +179,12 @@ run "$PMAPS" --tsv -f "$doc" -f "$fix/good-basic.txt"
 	sed 's/.*/?/'; } > "$tmp/tsv_node"
 { echo age; cat "$tmp/age"; doc=$fix/good-basic.txt doc_field 1 |
 	sed 's/.*/?/'; } > "$tmp/tsv_age"
-columns tsv_view_mixed . 17 0 15="$tmp/tsv_node" 17="$tmp/tsv_age"
+columns tsv_view_mixed . 19 0 15="$tmp/tsv_node" 17="$tmp/tsv_age"
 # NUMA fields without AGE (the six-column text): no age column
 sed 's/\t[^\t]*$//' "$doc" > "$tmp/six.txt"
 { echo node; cat "$tmp/node"; } > "$tmp/tsv_node"
 run "$PMAPS" --tsv -f "$tmp/six.txt"
-columns tsv_view_six_columns . 16 0 15="$tmp/tsv_node" 16="$tmp/tsv_kb"
+columns tsv_view_six_columns . 18 0 15="$tmp/tsv_node" 16="$tmp/tsv_kb"
 split=
 
 # --summary: KiB columns as wide as the 1 PiB VMA, one row per VMA
@@ -192,9 +192,9 @@ awk '/^[0-9a-f]+-/ { if (n) printf "%.0f\n", kib; n++; kib = 0; next }
      { kib += $2 * 4 } END { printf "%.0f\n", kib }' "$doc" > "$tmp/rss"
 printf '%s\n' r--p r--p rw-p --xp > "$tmp/perms"
 run "$PMAPS" --summary -f "$doc"
-# Address Mode Kbytes, 9 counts, Huge PageSize THP mTHP, N0..N7 N?,
-# Mapping: 26
-columns summary_view '^[0-9a-f]+-[0-9a-f]+ ' 26 0 2="$tmp/perms" \
+# Address Mode Kbytes, 9 counts, Pss Uss, Huge PageSize THP mTHP, N0..N7 N?,
+# Mapping: 28
+columns summary_view '^[0-9a-f]+-[0-9a-f]+ ' 28 0 2="$tmp/perms" \
 	4="$tmp/rss"
 
 # --histogram: "FLAGS NAMES PAGES MB"

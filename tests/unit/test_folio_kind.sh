@@ -76,7 +76,8 @@ done
 result map_by_size
 [ -n "$bad" ] && echo "# size letters:$bad"
 
-# Address Mode Kbytes, 9 counts, Huge PageSize: THP and mTHP are 15, 16
+# Address Mode Kbytes, 9 counts, Pss Uss, Huge PageSize: THP and mTHP are
+# 17, 18
 run "$PMAPS" --summary -f "$doc"
 bad=
 i=0
@@ -84,11 +85,11 @@ for s in $starts; do
 	i=$((i + 1))
 	eval "k=\${$i}"
 	w=$(want_of "$k" | cut -d' ' -f3-)
-	got=$(awk -v a="$s-" 'index($1, a) == 1 { print $15, $16 }' "$tmp/out")
+	got=$(awk -v a="$s-" 'index($1, a) == 1 { print $17, $18 }' "$tmp/out")
 	[ "$got" = "$w" ] || bad="$bad $s:'$got'"
 done
 [ "$rc" = 0 ] && [ -z "$bad" ] &&
-	awk '$14 == "PageSize" && $15 == "THP" && $16 == "mTHP" { f = 1 }
+	awk '$16 == "PageSize" && $17 == "THP" && $18 == "mTHP" { f = 1 }
 		END { exit !f }' "$tmp/out"
 result summary_columns
 [ -n "$bad" ] && echo "# THP mTHP:$bad"

@@ -142,7 +142,7 @@ fi
 
 # row ADDR: the --summary row of the VMA at ADDR, fields Huge and PageSize
 row() {
-	awk -v a="$1-" 'index($1, a) == 1 { print $13, $14 }' "$tmp/summary"
+	awk -v a="$1-" 'index($1, a) == 1 { print $15, $16 }' "$tmp/summary"
 }
 
 end_of() {
@@ -175,14 +175,14 @@ else
 	result pages_thp_marks
 
 	run "$PMAPS" --source=pagemap --json "$target_pid"
-	grep -q "\"start\":\"0x$thp\",.*\"page_size\":$psize,\"huge\":$((4 * 1024 / kib)),\"ranges\"" "$tmp/out"
+	grep -q "\"start\":\"0x$thp\",.*\"page_size\":$psize,\"huge\":$((4 * 1024 / kib)),\"pss\":" "$tmp/out"
 	result json_thp
 
 	# --numa: THP (by KB) and Huge both what smaps calls AnonHugePages;
-	# Address Mode Kbytes, 9 counts, Huge PageSize THP mTHP
+	# Address Mode Kbytes, 9 counts, Pss Uss, Huge PageSize THP mTHP
 	run "$PMAPS" --source=pagemap --numa --summary "$target_pid"
 	[ "$rc" = 0 ] &&
-		[ "$(awk -v a="$thp-" 'index($1, a) == 1 { print $13, $15, $16 }' "$tmp/out")" = "$got $got 0" ]
+		[ "$(awk -v a="$thp-" 'index($1, a) == 1 { print $15, $17, $18 }' "$tmp/out")" = "$got $got 0" ]
 	result numa_thp_is_anonhugepages
 
 	# every range of the VMA is in thp folios, and its huge pages are
@@ -221,7 +221,7 @@ else
 	result pages_hugetlb_marks
 
 	run "$PMAPS" --source=pagemap --json "$target_pid"
-	grep -q "\"start\":\"0x$huge\",.*\"page_size\":2097152,\"huge\":$((2 * 1024 / kib)),\"ranges\"" "$tmp/out"
+	grep -q "\"start\":\"0x$huge\",.*\"page_size\":2097152,\"huge\":$((2 * 1024 / kib)),\"pss\":" "$tmp/out"
 	result json_hugetlb
 fi
 
@@ -231,9 +231,9 @@ cp "$tmp/summary" "$tmp/out"
 result summary_small_row
 
 # the total is the sum of the rows; PageSize has none
-want=$(awk '$1 ~ /^[0-9a-f]+-[0-9a-f]+$/ { s += $13 } END { print s " -" }' "$tmp/summary")
+want=$(awk '$1 ~ /^[0-9a-f]+-[0-9a-f]+$/ { s += $15 } END { print s " -" }' "$tmp/summary")
 [ "$rc" = 0 ] &&
-	[ "$(awk '$1 == "total" { print $13, $14 }' "$tmp/summary")" = "$want" ]
+	[ "$(awk '$1 == "total" { print $15, $16 }' "$tmp/summary")" = "$want" ]
 result summary_total_row
 
 # 32 written pages, each small; the page read maps the zero page

@@ -677,8 +677,8 @@ static void test_tsv_escaping(void)
 		tap_check(count_str(r.buf, r.len, "\n") == 2,
 		      "want a header and one row, got:\n%s", r.buf);
 		nl = r.buf ? strchr(r.buf, '\n') : NULL;
-		tap_check(nl && count_str(nl, strlen(nl), "\t") == 13,
-		      "row has not 14 columns: %s", nl ? nl : "");
+		tap_check(nl && count_str(nl, strlen(nl), "\t") == 15,
+		      "row has not 16 columns: %s", nl ? nl : "");
 		tap_check(has(&r, "\tmy\\tdir/new\\nline\\\\x\t"),
 		      "name not escaped: %s", r.buf);
 		tap_check(has(&r, "0\t00400000\t00402000\tr--p\t00000000\t08:01\t7\t"),
@@ -832,16 +832,17 @@ static void test_withheld_mapcount(void)
 	tap_check(!has(&r, "\033[36m   ?"), "'?' coloured as shared");
 	tap_check(has(&r, "\033[36m   2\033[0m"), "mapcount 2 not coloured");
 	/* shared pages: a partial sum is marked as the lower bound it is */
-	tap_check(has(&r, "  shared >=60.0K  swapped -\n"),
-	      "shared total not '>=60.0K'");
+	tap_check(has(&r, "  shared >=60.0K  swapped -  pss >=641.3K  uss >=612.0K\n"),
+	      "shared total not '>=60.0K', or pss and uss not bounds");
 	render_free(&r);
 
 	o = view(PMAPS_VIEW_SUMMARY);
 	render(&r, &o, d, 1);
 	/* shared is '-' only where a count is '?', whatever the flags */
-	tap_check(has(&r, " r-xp        500        500        500        500          -          0          -          -          -          -          -          - /bin/demo\n") &&
-	      has(&r, "-000000401000 r--p          4          4          4          4          -          0          -          -          0          -          -          - /bin/demo\n") &&
-	      has(&r, " rw-p        128         32         32         32          0         32         32          0         32          -          -          - [anon]\n"),
+	tap_check(has(&r, " r-xp        500        500        500        500          -          0          -          -          -          -      >=372      >=372          -          - /bin/demo\n") &&
+	      has(&r, "-000000401000 r--p          4          4          4          4          -          0          -          -          0          -          4          4          -          - /bin/demo\n") &&
+	      has(&r, " rw-p        128         32         32         32          0         32         32          0         32          -         16          0          -          - [anon]\n") &&
+	      has(&r, " r--p         16         16         16         16          -          8        >=8          -        >=8          -        >=4          -          -          - /bin/demo\n"),
 	      "summary rows:\n%s", r.buf);
 	render_free(&r);
 
@@ -854,14 +855,15 @@ static void test_withheld_mapcount(void)
 
 	o = view(PMAPS_VIEW_TSV);
 	render(&r, &o, d, 1);
-	tap_check(has(&r, "\t166\t2\tY??U_??\t?\n") &&
-	      has(&r, "\t168\t2\tY__UP__\t2\n"), "tsv:\n%s", r.buf);
+	tap_check(has(&r, "\t166\t2\tY??U_??\t?\t?\t?\n") &&
+	      has(&r, "\t168\t2\tY__UP__\t2\t4096\t0\n"), "tsv:\n%s", r.buf);
 	render_free(&r);
 
 	o = view(PMAPS_VIEW_JSON);
 	render(&r, &o, d, 1);
-	tap_check(has(&r, "\"flags\":\"Y??U_??\",\"mapcount\":null}") &&
-	      has(&r, "\"flags\":\"Y??U_??\",\"mapcount\":1}"),
+	tap_check(has(&r, "\"flags\":\"Y??U_??\",\"mapcount\":null,\"pss\":null,\"uss\":null}") &&
+	      has(&r, "\"flags\":\"Y??U_??\",\"mapcount\":1,\"pss\":4096,\"uss\":4096}") &&
+	      has(&r, "\"pss\":380928,\"uss\":380928,\"mapcount_unknown\":32,\"ranges\""),
 	      "json:\n%s", r.buf);
 	render_free(&r);
 

@@ -1218,6 +1218,35 @@ void pmaps_ages_sum(struct pmaps_ages *sum, const struct pmaps_ages *a)
 	sum->unknown += a->unknown;
 }
 
+void pmaps_pss_add(struct pmaps_pss *s, const struct pmaps_range *r,
+		   unsigned long long page_size)
+{
+	unsigned long long share = page_size << PMAPS_PSS_SHIFT;
+
+	if (r->mapcount == PMAPS_MAPCOUNT_UNKNOWN) {
+		s->unknown += r->count;
+		return;
+	}
+	/* smaps: "if (mapcount >= 2) pss /= mapcount", else the page whole */
+	if (r->mapcount >= 2)
+		share /= (unsigned long long)r->mapcount;
+	else
+		s->uss += r->count * page_size;
+	s->pss += r->count * share;
+}
+
+void pmaps_pss_sum(struct pmaps_pss *sum, const struct pmaps_pss *s)
+{
+	sum->pss += s->pss;
+	sum->uss += s->uss;
+	sum->unknown += s->unknown;
+}
+
+unsigned long long pmaps_pss_bytes(const struct pmaps_pss *s)
+{
+	return s->pss >> PMAPS_PSS_SHIFT;
+}
+
 int pmaps_ages_shown(const struct pmaps_ages *a)
 {
 	int n = PMAPS_AGE_MAX + 1;

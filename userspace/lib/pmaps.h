@@ -297,6 +297,31 @@ void pmaps_ages_sum(struct pmaps_ages *sum, const struct pmaps_ages *a);
  */
 int pmaps_ages_shown(const struct pmaps_ages *a);
 
+/*
+ * PSS and USS as smaps and smem count them, from each page's mapcount: a
+ * page mapped by N page-table entries adds page_size / N to PSS, and to
+ * USS (smaps' Private_Clean + Private_Dirty) when N is 1.  As smaps does
+ * (smaps_account() in fs/proc/task_mmu.c), a page with a mapcount below 2
+ * counts whole, and PSS is summed in fixed point, bytes <<
+ * PMAPS_PSS_SHIFT, each page's share rounded down there; so the PSS of a
+ * VMA or of a process, shifted by 10 + PMAPS_PSS_SHIFT, is smaps' Pss or
+ * smaps_rollup's in kB, exactly where the mapcount is the page's own
+ * (CONFIG_PAGE_MAPCOUNT, or a small folio).  A page whose mapcount is
+ * withheld ('?') may have any share: it is counted in unknown, never in
+ * pss or uss, which are then lower bounds (pmaps_format_bound()).
+ */
+#define PMAPS_PSS_SHIFT	12
+struct pmaps_pss {
+	unsigned long long pss;		/* bytes << PMAPS_PSS_SHIFT */
+	unsigned long long uss;		/* bytes */
+	unsigned long long unknown;	/* pages of mapcount '?' */
+};
+void pmaps_pss_add(struct pmaps_pss *s, const struct pmaps_range *r,
+		   unsigned long long page_size);
+void pmaps_pss_sum(struct pmaps_pss *sum, const struct pmaps_pss *s);
+/* PSS in bytes, rounded down; in KiB: pmaps_pss_bytes() >> 10. */
+unsigned long long pmaps_pss_bytes(const struct pmaps_pss *s);
+
 /* Room for pmaps_format_mapcount(): the digits of LONG_MAX, and NUL. */
 #define PMAPS_MAPCOUNT_LEN	21
 
