@@ -13,6 +13,10 @@
  * 0 would read as a fact.  Dirty counts P or D, as smaps does; where
  * some pages are neither known dirty nor known clean, pmaps_dirty_bytes
  * has no sample and pmaps_dirty_unknown_bytes says how much that is.
+ * PSS and USS (pmaps_pss_add(): smaps' Pss, and its Private_*) likewise:
+ * where the kernel withholds some pages' mapcount, pmaps_pss_bytes and
+ * pmaps_uss_bytes have no sample and pmaps_mapcount_unknown_bytes says
+ * how much that is.
  *
  * Page state per NUMA node, with --numa: the ranges of the NUMA files
  * (or of the pagemap source's move_pages() query) carry a node each.
@@ -59,8 +63,8 @@ static const char export_usage[] =
 "Usage: pmaps export [--openmetrics] [OPTION]... PID...\n"
 "       pmaps export [--openmetrics] [OPTION]... --cgroup PATH\n"
 "Print the page state of processes as OpenMetrics text, for Prometheus:\n"
-"resident, young, dirty, dirty-unknown, pte-dirty, shared, swapped, huge\n"
-"and mapped"
+"resident, young, dirty, dirty-unknown, pte-dirty, shared, pss, uss,\n"
+"mapcount-unknown, swapped, huge and mapped "
 "bytes per process and kind of mapping (anon, file, shmem, stack, heap,\n"
 "other), labelled pid, comm and kind.\n"
 "\n"
@@ -115,7 +119,7 @@ const struct pmaps_cmd_options pmaps_export_options = {
 /* The quantities, each a metric family. */
 enum quantity {
 	Q_RESIDENT, Q_YOUNG, Q_DIRTY, Q_DIRTY_UNKNOWN,		/* per range */
-	Q_PTE_DIRTY, Q_SHARED,
+	Q_PTE_DIRTY, Q_SHARED, Q_PSS, Q_USS, Q_MAPCOUNT_UNKNOWN,
 	Q_SWAPPED, Q_HUGE, Q_MAPPED,				/* per VMA */
 	Q_NR
 };
@@ -137,6 +141,12 @@ static const struct family {
 		"Resident memory whose page table entry is dirty, not yet on the page." },
 	[Q_SHARED] = { "pmaps_shared",
 		"Resident memory mapped more than once." },
+	[Q_PSS] = { "pmaps_pss",
+		"Proportional set size: resident memory, each page divided by the number of page table entries mapping it, as smaps' Pss; no sample where pmaps_mapcount_unknown_bytes is not 0." },
+	[Q_USS] = { "pmaps_uss",
+		"Unique set size: resident memory mapped exactly once, as smaps' Private_Clean plus Private_Dirty; no sample where pmaps_mapcount_unknown_bytes is not 0." },
+	[Q_MAPCOUNT_UNKNOWN] = { "pmaps_mapcount_unknown",
+		"Resident memory whose mapcount the kernel withholds from the reader: neither in pmaps_pss_bytes nor in pmaps_uss_bytes." },
 	[Q_SWAPPED] = { "pmaps_swapped",
 		"Memory in swap." },
 	[Q_HUGE] = { "pmaps_huge",
@@ -156,6 +166,7 @@ struct bucket {
 	unsigned long long bytes[Q_NR];
 	unsigned int unknown;	/* bit per quantity */
 	size_t nr_ranges;
+	struct pmaps_pss pss;	/* bytes[Q_PSS] and [Q_USS] come from it */
 	struct pmaps_ages ages;	/* pages; in the buckets of no node */
 	/* pages per pmaps_folio_kind, likewise; [UNKNOWN] for '?' */
 	unsigned long long folio[PMAPS_FOLIO_HUGE_ZERO + 1];
@@ -312,9 +323,14 @@ static void count_range(struct bucket *b, const struct pmaps_range *r,
 		break;
 	}
 	if (r->mapcount == PMAPS_MAPCOUNT_UNKNOWN)
-		b->unknown |= 1u << Q_SHARED;
+		b->unknown |= 1u << Q_SHARED | 1u << Q_PSS | 1u << Q_USS;
 	else if (r->mapcount > 1)
 		b->bytes[Q_SHARED] += bytes;
+	/* PSS summed in fixed point, as smaps does, rounded once */
+	pmaps_pss_add(&b->pss, r, psize);
+	b->bytes[Q_PSS] = pmaps_pss_bytes(&b->pss);
+	b->bytes[Q_USS] = b->pss.uss;
+	b->bytes[Q_MAPCOUNT_UNKNOWN] = b->pss.unknown * psize;
 }
 
 /* Kind, then file, then node: the same order in every run. */
