@@ -960,6 +960,14 @@ int main(int argc, char **argv)
 	o.view.color = pmaps_color_wanted(o.color);
 	load_targets(&run, &o);
 	apply_filter(&run, &o);
+	/*
+	 * -p NAME alone, of several processes: they are a group as a
+	 * cgroup's are, whose totals (PSS and USS among them) smem users
+	 * ask for
+	 */
+	if (o.nr_targets == 1 && o.targets[0].kind == TARGET_NAME &&
+	    run.nr_docs > 1)
+		o.view.group = o.targets[0].arg;
 	/* JSON stays one valid document even when every target failed. */
 	if (run.nr_docs || o.view.kind == PMAPS_VIEW_JSON || o.view.group) {
 		/* > 0: a status, e.g. --address found in no target */

@@ -32,7 +32,7 @@ trap 'exit 1' HUP INT TERM
 tests="json_vmas_match_smaps json_total_matches_rollup json_ranges_add_up
 	summary_matches_smaps totals_line_has_pss tsv_ranges_match_json
 	export_uss_matches_rollup export_pss_within_rollup
-	group_summary_adds_processes
+	group_summary_adds_processes pid_name_group_adds_processes
 	nonroot_pss_is_a_bound nonroot_export_leaves_out_pss"
 
 if [ "$(id -u)" != 0 ]; then
@@ -303,10 +303,10 @@ echo "# export pss $1 bytes in $2 samples, smaps_rollup Pss $pss kB"
 # names them), each row as its smaps_rollup, the group's total their sum
 mkdir "$tmp/group"
 printf '%s\n%s\n' "$target_pid" "$child_pid" > "$tmp/group/cgroup.procs"
-run "$PMAPS" --summary --source=pagemap --cgroup "$tmp/group"
 cpss=$(rollup Pss "$child_pid")
 cuss=$(( $(rollup Private_Clean "$child_pid") + $(rollup Private_Dirty "$child_pid") ))
-awk -v p="$target_pid" -v c="$child_pid" -v pp="$pss" -v pu="$uss" \
+group_table() {
+	awk -v p="$target_pid" -v c="$child_pid" -v pp="$pss" -v pu="$uss" \
     -v cp="$cpss" -v cu="$cuss" '
 	/Pss/ && /Uss/ { for (i = 1; i <= NF; i++) { if ($i == "Pss") P = i; if ($i == "Uss") U = i } }
 	# a process row: "PID (comm)" takes two fields
@@ -315,7 +315,15 @@ awk -v p="$target_pid" -v c="$child_pid" -v pp="$pss" -v pu="$uss" \
 	$1 == "total" && $2 == "KiB" && g { t = $(P + 1); if ($(U + 1) != pu + cu) bad = 1 }
 	/^group / { g = 1 }
 	END { exit bad || n != 2 || t != pp + cp }' "$tmp/out"
+}
+run "$PMAPS" --summary --source=pagemap --cgroup "$tmp/group"
+group_table
 result group_summary_adds_processes
+
+# -p NAME of several processes is a group as well, with the same table
+run "$PMAPS" --summary --source=pagemap -p pss_target
+grep -q '^group pss_target: 2 processes$' "$tmp/out" && group_table
+result pid_name_group_adds_processes
 
 # Without root: the target's shared pages have mapcount '?' in pagemap
 # (only PM_MMAP_EXCLUSIVE says 1), so PSS and USS are lower bounds, and
