@@ -42,6 +42,8 @@ want="$want linux-perf"
 want="$want gdb binutils"
 # make deb and its checks (tests/deb.sh).
 want="$want dpkg-dev debhelper dh-dkms lintian pkg-config"
+# systemd-analyze verify checks the pmaps package's timer and service.
+want="$want systemd"
 for rel in $("$here/kernels.sh" bookworm); do
 	want="$want linux-image-$rel linux-headers-$rel"
 done
@@ -74,4 +76,21 @@ if [ ! -x "$guest_gdb/usr/bin/gdb" ]; then
 	mv "$guest_gdb.tmp/root" "$guest_gdb"
 	rm -rf "$guest_gdb.tmp"
 fi
+# node_exporter and promtool for tests/unit/test_textfile.sh: Debian's
+# prometheus-node-exporter and prometheus, unpacked rather than installed,
+# since installing them starts node_exporter on :9100 and a Prometheus
+# server on :9090 wherever systemd runs; the test starts its own
+# node_exporter on a free loopback port and stops it.
+for pkg in prometheus-node-exporter prometheus; do
+	dir=/var/cache/pmaps-ext/$pkg
+	[ -d "$dir/usr/bin" ] && continue
+	rm -rf "$dir.tmp"
+	mkdir -p "$dir.tmp"
+	(cd "$dir.tmp" &&
+		apt-get download -qq -o APT::Sandbox::User=root "$pkg" >/dev/null &&
+		dpkg-deb -x "$pkg"_*.deb root)
+	rm -rf "$dir"
+	mv "$dir.tmp/root" "$dir"
+	rm -rf "$dir.tmp"
+done
 "$here/trixie-root.sh" kernels >/dev/null
