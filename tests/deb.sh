@@ -52,7 +52,7 @@ trap 'exit 1' INT TERM
 
 # tests/guest/modprobe.sh's plan: its results are this script's too.
 guest_tests=5
-echo "1..$((15 + guest_tests))"
+echo "1..$((16 + guest_tests))"
 
 # A copy of the tree: tracked and new unignored files, as make deb takes.
 src=$tmp/src
@@ -138,10 +138,13 @@ has() {
 	done
 }
 if has "$debs/pmaps_${version}_amd64.deb" usr/bin/pmaps \
-	usr/share/man/man1/pmaps.1.gz usr/share/bash-completion/completions/pmaps; then
-	ok "pmaps holds the reader, its man page and its completion"
+	usr/share/man/man1/pmaps.1.gz usr/share/bash-completion/completions/pmaps \
+	usr/libexec/pmaps/pmaps-textfile etc/default/pmaps-textfile \
+	lib/systemd/system/pmaps-textfile.service \
+	lib/systemd/system/pmaps-textfile.timer usr/share/pmaps/grafana/pmaps.json; then
+	ok "pmaps holds the reader, its man page, its completion, the textfile timer and the dashboard"
 else
-	not_ok "pmaps holds the reader, its man page and its completion" "$tmp/contents"
+	not_ok "pmaps holds the reader, its man page, its completion, the textfile timer and the dashboard" "$tmp/contents"
 fi
 if has "$debs/pmaps-ext-dkms_${version}_all.deb" etc/modprobe.d/pmaps_ext.conf \
 	"usr/src/$name-$version/dkms.conf" "usr/src/$name-$version/Kbuild" \
@@ -250,6 +253,24 @@ if [ "$out" = "pmaps (pmaps_ext) $version" ]; then
 else
 	echo "$out" > "$tmp/version"
 	not_ok "the packaged pmaps --version is pmaps (pmaps_ext) $version" "$tmp/version"
+fi
+
+# The textfile timer: installed disabled (no link in timers.target.wants),
+# and the script it runs, with the
+# packaged configuration (the 10 largest processes), writes metrics where
+# prometheus-node-exporter reads them once that directory exists.
+log=$tmp/textfile.log
+textfile=$merged/var/lib/prometheus/node-exporter
+if ls "$merged/etc/systemd/system/timers.target.wants/" >> "$log" 2>&1 &&
+	[ -e "$merged/etc/systemd/system/timers.target.wants/pmaps-textfile.timer" ]; then
+	not_ok "the textfile timer is installed disabled" "$log"
+elif ! mkdir -p "$textfile" ||
+	! chroot "$merged" /usr/libexec/pmaps/pmaps-textfile >> "$log" 2>&1 ||
+	! grep -q '^pmaps_pss_bytes{pid="[0-9]*"' "$textfile/pmaps.prom" 2>> "$log" ||
+	! grep -q '^pmaps-textfile: wrote /var/lib/prometheus/node-exporter/pmaps.prom: ' "$log"; then
+	not_ok "the packaged pmaps-textfile writes /var/lib/prometheus/node-exporter/pmaps.prom" "$log"
+else
+	ok "the textfile timer is installed disabled; its script writes /var/lib/prometheus/node-exporter/pmaps.prom"
 fi
 
 log=$tmp/completion-root.log
