@@ -109,7 +109,9 @@ struct pm_ctx {
 	struct page_region *regs;	/* PAGEMAP_SCAN's, in order */
 	size_t nr_regs, regs_cap;
 	int scanned;			/* only pages in regs are listed */
+	int scan_pte_bits;		/* regs say PAGE_IS_YOUNG, _PTE_DIRTY */
 	size_t reg_at;			/* region of the last page looked at */
+	size_t pte_bits_at;		/* region of the last page placed */
 	struct span *spans;		/* what to read, in order */
 	size_t nr_spans, spans_cap;
 	struct pmaps_map *out;		/* the model being built */
@@ -724,20 +726,30 @@ static int add_region(void *ctx, const struct page_region *r)
 /*
  * PAGEMAP_SCAN (v6.7): the regions of [start, end) whose pages are present
  * or swapped, in address order, into c->regs, so that holes cost nothing.
+ * Where the kernel has PAGE_IS_YOUNG and PAGE_IS_PTE_DIRTY (it fails with
+ * EINVAL otherwise, and the scan is made again without them), the regions
+ * also say which pages' entries are young and dirty: Y and P.
  * Return 1 when this kernel has no such ioctl, 0 done, -1 error.
  */
 static int scan_regions(struct pm_ctx *c, uint64_t start, uint64_t end)
 {
+	const uint64_t pte_bits = PAGE_IS_YOUNG | PAGE_IS_PTE_DIRTY;
 	struct pm_scan_arg arg = {
 		.start = start,
 		.end = end,
 		.category_anyof_mask = PAGE_IS_PRESENT | PAGE_IS_SWAPPED,
 		.return_mask = PAGE_IS_PRESENT | PAGE_IS_SWAPPED |
-			       PAGE_IS_PFNZERO,
+			       PAGE_IS_PFNZERO | pte_bits,
 	};
 	char path[64];
 	int ret = pmaps_pagemap_scan(c->pm_fd, &arg, add_region, c);
 
+	c->scan_pte_bits = !ret;
+	if (ret == 1 && errno == EINVAL) {
+		arg.start = start;
+		arg.return_mask &= ~pte_bits;
+		ret = pmaps_pagemap_scan(c->pm_fd, &arg, add_region, c);
+	}
 	if (ret < 0) {
 		snprintf(path, sizeof(path), "/proc/%d/pagemap", c->pid);
 		return fail_errno(c, "PAGEMAP_SCAN on", path, errno);
@@ -856,6 +868,31 @@ static int scanned_present(struct pm_ctx *c, uint64_t addr)
 	       PAGE_IS_PRESENT;
 }
 
+/*
+ * Y and P of the page at addr from PAGEMAP_SCAN's PAGE_IS_YOUNG and
+ * PAGE_IS_PTE_DIRTY, as letters; 0 if no region holds it.  Addresses come
+ * in ascending order.
+ */
+static unsigned int scanned_pte_bits(struct pm_ctx *c, uint64_t addr)
+{
+	const struct page_region *g;
+	unsigned int flags = 0;
+
+	while (c->pte_bits_at < c->nr_regs &&
+	       c->regs[c->pte_bits_at].end <= addr)
+		c->pte_bits_at++;
+	if (c->pte_bits_at == c->nr_regs)
+		return 0;
+	g = &c->regs[c->pte_bits_at];
+	if (g->start > addr)
+		return 0;
+	if (g->categories & PAGE_IS_YOUNG)
+		flags |= 1u << PMAPS_YOUNG;
+	if (g->categories & PAGE_IS_PTE_DIRTY)
+		flags |= 1u << PMAPS_PTE_DIRTY;
+	return flags;
+}
+
 /* The VMA holding addr; addresses come in ascending order. */
 static struct pmaps_vma *vma_of(struct pm_ctx *c, uint64_t addr)
 {
@@ -902,6 +939,12 @@ static int place_page(struct pm_ctx *c, uint64_t vpn, size_t i)
 		/* split or freed, or moved, unmapped or replaced since */
 		unknown |= PM_FOLIO_LETTERS;
 		mapcount = PMAPS_MAPCOUNT_UNKNOWN;
+	}
+	/* this mapping's own entry: known to any reader of pagemap */
+	if (c->scan_pte_bits) {
+		flags &= ~PMAPS_PAGEMAP_UNKNOWN;
+		flags |= scanned_pte_bits(c, vpn * c->psize);
+		unknown &= ~PMAPS_PAGEMAP_UNKNOWN;
 	}
 	if (add_pages(v, &c->range_cap[v - c->out->vmas], idx, 1, flags,
 		      unknown, mapcount))
@@ -1069,6 +1112,7 @@ static int reader_init(struct reader *r, const struct pm_ctx *c)
 		.pid = c->pid, .psize = c->psize, .mglru = c->mglru,
 		.pm_fd = c->pm_fd, .kpf_fd = c->kpf_fd, .kpc_fd = c->kpc_fd,
 		.regs = c->regs, .nr_regs = c->nr_regs, .scanned = c->scanned,
+		.scan_pte_bits = c->scan_pte_bits,
 		.spans = c->spans, .nr_spans = c->nr_spans,
 		.out = &r->part, .err = r->err, .errlen = sizeof(r->err),
 	};

@@ -17,7 +17,8 @@
  * pagemap and kpageflags cannot show pte young/dirty: these letters are set
  * in a range's unknown mask (printed '?') and not in its flags, but for P
  * of the anonymous pages whose pte the kernel certainly made dirty (see
- * pte_dirty_certain() in pagemap.c).
+ * pte_dirty_certain() in pagemap.c), and for both where PAGEMAP_SCAN has
+ * PAGE_IS_YOUNG and PAGE_IS_PTE_DIRTY (patches/pagemap-scan/).
  */
 #define PMAPS_PAGEMAP_UNKNOWN ((1u << PMAPS_YOUNG) | (1u << PMAPS_PTE_DIRTY))
 
@@ -41,8 +42,10 @@
  *    alone: every letter is '?', and the mapcount is 1 where pagemap says
  *    PM_MMAP_EXCLUSIVE, '?' otherwise.  Without PAGEMAP_SCAN the zero page
  *    cannot be told from others there and is listed;
- *  - Y and P are unknown (PMAPS_PAGEMAP_UNKNOWN), but for P set where
- *    kpageflags shows an anonymous, swap-backed page, not in the swap
+ *  - Y and P come from PAGEMAP_SCAN's PAGE_IS_YOUNG and PAGE_IS_PTE_DIRTY
+ *    where the kernel has them (patches/pagemap-scan/), for any reader;
+ *    otherwise they are unknown (PMAPS_PAGEMAP_UNKNOWN), but for P set
+ *    where kpageflags shows an anonymous, swap-backed page, not in the swap
  *    cache, not KSM, not PG_dirty, in a writable private VMA: such a
  *    page's pte is dirty; ranges are grouped as the format says.
  * All line fields are 0 (there is no source text).

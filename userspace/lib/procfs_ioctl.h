@@ -47,6 +47,17 @@ struct pm_scan_arg {
 #define PAGE_IS_SOFT_DIRTY	(1 << 7)
 #endif
 
+#ifndef PAGE_IS_YOUNG
+/*
+ * Not in any released kernel yet: the non-clearing young and dirty bits
+ * of the page-table entries, from patches/pagemap-scan/ (see its cover
+ * letter).  A kernel without them fails PAGEMAP_SCAN with EINVAL when
+ * they are asked for, as for any category it does not know.
+ */
+#define PAGE_IS_YOUNG		(1 << 10)
+#define PAGE_IS_PTE_DIRTY	(1 << 11)
+#endif
+
 #ifndef PROCMAP_QUERY
 /* v6.11: the ioctl of /proc/PID/maps */
 #define PROCMAP_QUERY_COVERING_OR_NEXT_VMA	0x10
