@@ -13,7 +13,8 @@ failed=0
 # the two reads.
 compare() {
 	n=$((n + 1))
-	without_vdso_ranges "$2" > /tmp/kernel.txt 2>&1
+	without_vdso_ranges "$2" > /tmp/kernel.tmp 2>&1
+	without_gate /tmp/kernel.tmp > /tmp/kernel.txt
 	without_vdso_ranges "$3" > /tmp/module.txt 2>&1
 	if [ -s /tmp/kernel.txt ] && cmp -s /tmp/kernel.txt /tmp/module.txt; then
 		echo "ok $n $1 # $(wc -l < /tmp/kernel.txt) lines"

@@ -9,6 +9,13 @@ without_vdso_ranges() {
 	awk '/^[0-9a-f]+-[0-9a-f]+ / { vdso = / \[vdso\]$/ } !(vdso && /\t/)' "$1"
 }
 
+# without_gate FILE: FILE without the gate VMA's header, which the kernel's
+# /proc/PID/pmaps prints last, as maps does, and the module leaves out
+# (get_gate_vma() is not exported to modules).
+without_gate() {
+	sed '/ \[vsyscall\]$/d' "$1"
+}
+
 # start_demo PIDFILE: start /bin/demo and set demo_pid to the PID it
 # writes to PIDFILE once its layout is in place.  Fails with a diagnostic
 # when it died or took over 60 s: an unbounded wait would hang the guest

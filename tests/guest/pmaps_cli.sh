@@ -71,7 +71,8 @@ same_or_diff() {
 # With no --source, pmaps finds the module, and --raw passes its text on.
 test_raw_is_module_text() {
 	between_stable_reads pmaps --raw "$pid" || return 1
-	without_vdso_ranges /tmp/cli-out.txt > /tmp/cli-got.txt
+	without_vdso_ranges /tmp/cli-out.txt > /tmp/cli-got.tmp
+	without_gate /tmp/cli-got.tmp > /tmp/cli-got.txt
 	same_or_diff /tmp/cli-raw.txt /tmp/cli-got.txt
 }
 
