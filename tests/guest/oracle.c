@@ -12,9 +12,10 @@
  *   PMAPS_DIR       otherwise the directory of PID files
  *                   (default /proc/pmaps_ext).
  *
- * The two sources group pages differently (Y and P are unknown to pagemap),
- * so ranges are compared page by page: same pages, same index, same
- * mapcount, same R/A/U/D/W.
+ * The two sources group pages differently (Y and P are unknown to pagemap,
+ * but where PAGEMAP_SCAN reports PAGE_IS_YOUNG and PAGE_IS_PTE_DIRTY), so
+ * ranges are compared page by page: same pages, same index, same mapcount,
+ * same R/A/U/D/W, and same Y and P where pagemap knows Y.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -72,6 +73,7 @@ struct report {
 	const char *who;
 	int attempt, shown, max_shown;
 	size_t vmas, pages, mod_pages, pm_pages;
+	size_t pte_bit_pages;		/* of pages, with Y and P compared */
 	size_t bad_vmas, bad_pages, events;
 };
 
@@ -269,6 +271,15 @@ static void compare_pages(struct report *rp, const struct pmaps_vma *mv,
 		 * test_active_mglru_aging checks the module's A there.
 		 */
 		known = KNOWN_FLAGS & ~(rb->unknown & (1u << PMAPS_ACTIVE));
+		/*
+		 * Y is known only from PAGEMAP_SCAN's PAGE_IS_YOUNG, which
+		 * comes with PAGE_IS_PTE_DIRTY: then P is the entry's too,
+		 * not pte_dirty_certain()'s guess, and both must agree.
+		 */
+		if (!(rb->unknown & (1u << PMAPS_YOUNG))) {
+			known |= PMAPS_PAGEMAP_UNKNOWN;
+			rp->pte_bit_pages += n;
+		}
 		if ((ra->flags & known) != (rb->flags & known) ||
 		    ra->mapcount != rb->mapcount || ra->unknown) {
 			char da[64], db[64];
@@ -428,9 +439,10 @@ static int check_target(const char *who, int pid, struct text *t)
 		pmaps_map_free(&mod);
 		pmaps_map_free(&pm);
 
-		tap_diag("%s attempt %d: %zu VMAs, %zu pages compared (module %zu, pagemap %zu), %zu mismatches in %zu VMAs, %zu pages",
+		tap_diag("%s attempt %d: %zu VMAs, %zu pages compared (module %zu, pagemap %zu; Y and P on %zu), %zu mismatches in %zu VMAs, %zu pages",
 			 who, attempt, rp.vmas, rp.pages, rp.mod_pages,
-			 rp.pm_pages, rp.events, rp.bad_vmas, rp.bad_pages);
+			 rp.pm_pages, rp.pte_bit_pages, rp.events, rp.bad_vmas,
+			 rp.bad_pages);
 		if (!rp.events)
 			return 1;
 		if (rp.shown > rp.max_shown)

@@ -1,7 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Build the small kernels the kernel check boots, from patches/ applied
-# with git am to Debian's newest 7.x tree (tests/kernel/tree.sh).  Prints
+# Build the small kernels the kernel check boots, from the two series of
+# patches/ applied with git am to Debian's newest 7.x tree
+# (tests/kernel/tree.sh): the pmaps RFC (patches/series), then the
+# PAGEMAP_SCAN series (patches/pagemap-scan/series).  Prints
 # "NAME IMAGE KDIR" per kernel, for qemu/run.sh.
 #
 #   tests/kernel/build.sh [plain] [debug] [nopagemapcount]
@@ -26,10 +28,14 @@ configs=${*:-plain debug nopagemapcount}
 # The series goes on branch "pmaps" of the imported tree, whose work tree
 # then holds it: a second copy of the tree would cost 1.8 GB of disk.
 patched=$("$top/tests/kernel/tree.sh")
-# The patch files, in series order (comment lines start with '#').
-patch_files=$(sed -n "/^[^#]/s|^|$top/patches/|p" "$top/patches/series")
-stamp=$( (cat "$top"/patches/series $patch_files; git -C "$patched" rev-parse base) |
-	sha256sum | cut -c1-16)
+# The patch files, in series order (comment lines start with '#'), the
+# pmaps series first.
+patch_files=
+for dir in "$top/patches" "$top/patches/pagemap-scan"; do
+	patch_files="$patch_files $(sed -n "/^[^#]/s|^|$dir/|p" "$dir/series")"
+done
+stamp=$( (cat "$top"/patches/series "$top"/patches/pagemap-scan/series $patch_files
+	git -C "$patched" rev-parse base) | sha256sum | cut -c1-16)
 if [ "$(cat "$patched/.git/pmaps-stamp" 2>/dev/null)" != "$stamp" ] ||
 	[ "$(git -C "$patched" symbolic-ref -q --short HEAD)" != pmaps ]; then
 	rm -f "$patched/.git/pmaps-stamp"

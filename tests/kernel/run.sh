@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # The whole check of patches/: series checks, then for each config (plain,
-# debug, nopagemapcount) apply, build, boot, and run the module's suites
-# against both the module and /proc/PID/pmaps, the series' selftest, and
+# debug, nopagemapcount) apply both series, build, boot, and run the
+# module's suites against both the module and /proc/PID/pmaps, the pmaps
+# series' selftest, the PAGEMAP_SCAN series' selftest (pagemap_ioctl), and
 # the byte-for-byte comparison of the two texts.
 #
 #   tests/kernel/run.sh [plain] [debug] [nopagemapcount]
@@ -27,13 +28,26 @@ for cfg in $configs; do
 "
 done
 [ -n "$kernels" ] || exit 1
-# The selftest, built static from the patched tree for the busybox guest.
+# The selftests, built static from the patched tree for the busybox guest:
+# proc-pid-pmaps, and pagemap_ioctl against the patched tree's uapi
+# headers (PAGE_IS_YOUNG), made with "make headers" in a directory of
+# their own.
 src=$build/linux-7
-mkdir -p "$build/selftest"
+sel=$build/selftest
+mkdir -p "$sel"
 gcc -static -Wall -O2 -Wno-unused-function -I"$src/tools/testing/selftests" \
-	-o "$build/selftest/proc-pid-pmaps" \
+	-o "$sel/proc-pid-pmaps" \
 	"$src/tools/testing/selftests/proc/proc-pid-pmaps.c" -pthread || {
 	echo "not ok - building proc-pid-pmaps failed"
+	exit 1
+}
+mm=$src/tools/testing/selftests/mm
+{ make -s -C "$src" O="$sel/headers" headers >/dev/null &&
+	gcc -static -Wall -O2 -isystem "$sel/headers/usr/include" \
+		-I"$src/tools/testing/selftests" -I"$src/tools/include" \
+		-o "$sel/pagemap_ioctl" "$mm/pagemap_ioctl.c" "$mm/vm_util.c" \
+		"$mm/hugepage_settings.c" -lm -pthread; } || {
+	echo "not ok - building pagemap_ioctl failed"
 	exit 1
 }
 # The race stress runs 60 s on the debug kernel, as on the Debian ones;
@@ -46,7 +60,8 @@ for spec in $(echo "$kernels" | awk 'NF == 3 { print $1 ":" $2 ":" $3 }'); do
 	patched-debug:*) seconds=60 ;;
 	patched-nopagemapcount:*) numa=1 ;;
 	esac
-	QEMU_NUMA=$numa STRESS_SECONDS=$seconds SELFTEST=$build/selftest/proc-pid-pmaps \
+	QEMU_NUMA=$numa STRESS_SECONDS=$seconds \
+		SELFTEST="$sel/proc-pid-pmaps $sel/pagemap_ioctl" \
 		"$top/tests/qemu/run.sh" --mode patched "$spec" || status=1
 done
 exit $status

@@ -118,7 +118,8 @@ pack_initramfs() {
 	else
 		cp "$src/pmaps_ext.ko" "$root/"
 		find "$build/guest" -maxdepth 1 -type f -perm -u+x -exec cp {} "$root/bin/" \;
-		[ -z "${SELFTEST:-}" ] || cp "$SELFTEST" "$root/bin/"
+		# The series' selftests (tests/kernel/run.sh): a list.
+		for prog in ${SELFTEST:-}; do cp "$prog" "$root/bin/"; done
 		# Further programs for /bin, e.g. page-types for the bench.
 		for extra in ${GUEST_BINS:-}; do cp "$extra" "$root/bin/"; done
 		cp "$build/userspace-static/pmaps" "$root/bin/"
