@@ -561,13 +561,34 @@ static bool run_pmaps_on_placed(struct target *t, struct placed *pl,
 	return true;
 }
 
+/*
+ * The line of text that starts with the address start, however
+ * zero-padded: pmaps pads addresses to the widest one, which is
+ * [vsyscall]'s where the kernel's /proc/PID/pmaps lists the gate VMA.
+ */
+static const char *vma_line(const char *text, unsigned long long start)
+{
+	char hex[24];
+	size_t n = (size_t)snprintf(hex, sizeof(hex), "%llx-", start);
+	const char *p = text, *q;
+
+	while ((p = strstr(p, hex))) {
+		for (q = p; q > text && q[-1] == '0'; q--)
+			;
+		if (q == text || q[-1] == '\n')
+			return p;
+		p += n;
+	}
+	return NULL;
+}
+
 /* pmaps --numa --totals: the VMA's per-node totals, as numa_maps' N<n>=. */
 static enum outcome test_pmaps_totals_per_node(void)
 {
 	struct placed pl = { REGION_PAGES * page_size, 0, MPOL_BIND, 2,
 			     MADV_NOHUGEPAGE, false };
 	struct target t = { .pid = -1, .release_fd = -1 };
-	char pid[16], head[40], want[64];
+	char pid[16], want[64];
 	char *argv[] = { "/bin/pmaps", "--numa", "--totals", "--color=never",
 			 pid, NULL };
 	struct text out = { 0 };
@@ -578,10 +599,8 @@ static enum outcome test_pmaps_totals_per_node(void)
 		return no_second_node();
 	if (!run_pmaps_on_placed(&t, &pl, argv, pid, &out))
 		goto out;
-	snprintf(head, sizeof(head), "\n%llx-",
-		 (unsigned long long)(uintptr_t)t.base);
 	snprintf(want, sizeof(want), "N0 0  N1 %zu.0K", pl.len >> 10);
-	vma = strstr(out.data, head);
+	vma = vma_line(out.data, (unsigned long long)(uintptr_t)t.base);
 	total = vma ? strstr(vma, "\n  total") : NULL;
 	ok = total && strstr(total, want) &&
 	     strstr(total, want) < strchr(total + 1, '\n');
