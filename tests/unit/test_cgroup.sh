@@ -48,14 +48,26 @@ skip_all() {
 	exit
 }
 
+# fail_all WHY: the machine has what the tests need, yet setting up failed
+fail_all() {
+	echo "# $1"
+	for t in $tests; do not_ok "$t"; done
+	tap_done
+	exit 1
+}
+
 [ "$(id -u)" = 0 ] || skip_all "needs root to make a cgroup"
 mnt=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
 [ -n "$mnt" ] || skip_all "no cgroup2 mount"
+# a read-only cgroup2 (a container's) is the machine's; otherwise root
+# makes a cgroup there, and not making one is a failure
+awk -v m="$mnt" '$2 == m && $3 == "cgroup2" { split($4, o, ","); exit o[1] != "ro" }' \
+	/proc/self/mounts && skip_all "cgroup2 at $mnt is read-only"
 name=pmaps-test.$$
 group=$mnt/$name
-mkdir "$group" 2>/dev/null || {
+mkdir "$group" 2> "$tmp/mkdir.err" || {
 	group=
-	skip_all "cannot make a cgroup under $mnt"
+	fail_all "cannot make a cgroup under $mnt: $(cat "$tmp/mkdir.err")"
 }
 mkdir "$group/sub" "$group/empty"
 
@@ -76,8 +88,8 @@ stopped_sleep() {
 
 # three stopped sleeps: two in the group, one in its child
 for where in "$group" "$group" "$group/sub"; do
-	stopped_sleep || skip_all "sleep did not start in 200 polls 0.05 s apart"
-	echo "$p" > "$where/cgroup.procs" || skip_all "cannot move a process into $where"
+	stopped_sleep || fail_all "sleep did not start in 200 polls 0.05 s apart"
+	echo "$p" > "$where/cgroup.procs" || fail_all "cannot move a process into $where"
 done
 sorted=$(for p in $pids; do echo "$p"; done | sort -n)
 
@@ -222,8 +234,13 @@ wait "$gone"
 timeout -k 5 $((60 * slow)) "$PMAPS" wss --clear-refs --source=pagemap -i 0.05 \
 	--cgroup "$tmp/fifo" > "$tmp/out" 2> "$tmp/err" &
 wss_pid=$!
+# $wss_pid is timeout's: pmaps is its child
 wss_has_fifo() {
-	ls -l "/proc/$wss_pid/fd" 2> /dev/null | grep -q "$tmp/fifo/cgroup.procs"
+	for p in $wss_pid $(cat "/proc/$wss_pid/task/$wss_pid/children" 2> /dev/null); do
+		ls -l "/proc/$p/fd" 2> /dev/null |
+			grep -q "$tmp/fifo/cgroup.procs" && return 0
+	done
+	return 1
 }
 listing() {
 	timeout -k 5 $((30 * slow)) sh -c 'printf "%s\n%s\n" "$1" "$2" > "$3"' \
