@@ -26,6 +26,16 @@ adds NO_PAGE_MAPCOUNT and 16 KiB to 512 KiB mTHP: its large folios keep no
 per-page mapcount.
 
 HEAD
+# The commit the run tested, so that the table says what it is of.
+top=$(cd "$(dirname "$0")/.." && pwd)
+commit=$(git -C "$top" rev-parse --short=12 HEAD 2>/dev/null) || commit=
+if [ -n "$commit" ]; then
+	dirty=
+	git -C "$top" diff --quiet HEAD 2>/dev/null || dirty=", with uncommitted changes"
+	echo "From the run on $(date -u -r "$log" '+%Y-%m-%d %H:%M UTC') of commit"
+	echo "\`\`$commit\`\`$dirty."
+	echo
+fi
 
 awk '
 function flush() {
