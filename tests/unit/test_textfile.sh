@@ -251,10 +251,15 @@ done
 	grep -q "top 3 by RSS" "$tmp/err"
 result top_rss_selection
 
-# the bound on processes: the named one first, then the largest, cut to 2
+# the bound on processes: the named one first, then the largest, cut to
+# 2; one of the largest may end before it is read (the script says so and
+# exports the rest), on a busy machine that is not rare
 conf "$tmp/max.conf" "PMAPS_NAMES=$name" "PMAPS_TOP_RSS=5" "PMAPS_MAX_PROCESSES=2"
 run sh "$script" "$tmp/max.conf"
-[ "$rc" = 0 ] && [ "$(pids "$out" | wc -l)" = 2 ] &&
+want=2
+grep -q "^pmaps-textfile: 1 selected processes ended meanwhile" "$tmp/err" &&
+	want=1
+[ "$rc" = 0 ] && [ "$(pids "$out" | wc -l)" = "$want" ] &&
 	pids "$out" | grep -qx "$target_pid" &&
 	grep -q "^pmaps-textfile: [0-9]* processes selected, [0-9]* left out: PMAPS_MAX_PROCESSES is 2\$" "$tmp/err"
 result max_processes_bound
