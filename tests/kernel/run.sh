@@ -42,11 +42,13 @@ gcc -static -Wall -O2 -Wno-unused-function -I"$src/tools/testing/selftests" \
 	exit 1
 }
 mm=$src/tools/testing/selftests/mm
+# Built from its directory: the test creates files named __FILE__.tmp0,
+# which must be a name relative to the guest's working directory.
 { make -s -C "$src" O="$sel/headers" headers >/dev/null &&
-	gcc -static -Wall -O2 -isystem "$sel/headers/usr/include" \
+	(cd "$mm" && gcc -static -Wall -O2 -isystem "$sel/headers/usr/include" \
 		-I"$src/tools/testing/selftests" -I"$src/tools/include" \
-		-o "$sel/pagemap_ioctl" "$mm/pagemap_ioctl.c" "$mm/vm_util.c" \
-		"$mm/hugepage_settings.c" -lm -pthread; } || {
+		-o "$sel/pagemap_ioctl" pagemap_ioctl.c vm_util.c \
+		hugepage_settings.c -lm -pthread); } || {
 	echo "not ok - building pagemap_ioctl failed"
 	exit 1
 }
