@@ -7,7 +7,7 @@
 # commands before it into a result, tap_done prints the plan and returns
 # failure if any test failed, spawn_target starts a test's target process,
 # alive and wait_gone tell whether a child runs and wait a bounded time for
-# it to end, wait_for_line waits a bounded time for a line in a file, lacks reports tests whose tool is missing, on_tty and have_tty
+# it to end, kill_all kills and reaps children, wait_for_line waits a bounded time for a line in a file, lacks reports tests whose tool is missing, on_tty and have_tty
 # run a command on a pseudo-terminal.  $slow scales poll bounds.
 # $esc is the escape character, for the tests of coloured output.
 
@@ -189,6 +189,12 @@ wait_for_line() {
 		sleep 0.05
 		i=$((i + 1))
 	done
+}
+
+# kill_all PID...: kill our children PID... and reap them (a cleanup's)
+kill_all() {
+	for p in "$@"; do kill -KILL "$p" 2> /dev/null; done
+	for p in "$@"; do wait "$p" 2> /dev/null; done
 }
 
 # alive PID: PID runs (a zombie, exited but not yet waited for, does not)

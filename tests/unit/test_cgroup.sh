@@ -24,8 +24,7 @@ group=
 watch_pid=
 cleanup() {
 	[ -n "$watch_pid" ] && kill "$watch_pid" 2>/dev/null
-	for p in $pids; do kill -KILL "$p" 2>/dev/null; done
-	for p in $pids; do wait "$p" 2>/dev/null; done
+	kill_all $pids
 	# the children first; a cgroup goes once it has no process
 	if [ -n "$group" ]; then
 		rmdir "$group/sub" "$group/empty" 2>/dev/null

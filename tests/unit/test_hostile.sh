@@ -19,10 +19,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 pids=
 cleanup() {
-	for p in $pids; do
-		kill -KILL "$p" 2> /dev/null
-		wait "$p" 2> /dev/null
-	done
+	kill_all $pids
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
