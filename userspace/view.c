@@ -1114,7 +1114,11 @@ static void summary_kib(struct ob *o, int known, const char *mark,
 static void bound_col(struct ob *o, unsigned long long v, bool unknown,
 		      size_t w)
 {
-	summary_kib(o, bound_known(v, unknown), bound_mark(unknown), v, w);
+	char tmp[PMAPS_BOUND_LEN];
+	size_t n = pmaps_format_bound(tmp, v, unknown);
+
+	ob_ch(o, ' ');
+	o->len += right_align(ob_room(o, sizeof(tmp) + w), tmp, n, w);
 }
 
 /*
