@@ -49,6 +49,7 @@
 #include <grp.h>
 #include <limits.h>
 #include <linux/capability.h>
+#include <linux/membarrier.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -58,6 +59,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/mman.h>
+#include <sys/klog.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -399,39 +401,82 @@ static void close_all(int *fds)
 			close(fds[i]);
 }
 
+/*
+ * Generic KASAN keeps freed objects in a quarantine instead of handing
+ * them out again (mm/kasan/quarantine.c), so on such a kernel freeing
+ * shows neither as reuse nor in Slab; kmemleak (tests/qemu/init) judges
+ * leaks there.  The kernel says so in its log at boot.
+ */
+/* syslog(2) actions; glibc's <sys/klog.h> does not name them */
+#define SYSLOG_ACTION_READ_ALL		3
+#define SYSLOG_ACTION_SIZE_BUFFER	10
+
+static bool kasan_quarantines(void)
+{
+	int size = klogctl(SYSLOG_ACTION_SIZE_BUFFER, NULL, 0);
+	bool found = false;
+	char *log;
+	int len;
+
+	if (size <= 0)
+		return false;
+	log = malloc((size_t)size + 1);
+	if (!log)
+		return false;
+	len = klogctl(SYSLOG_ACTION_READ_ALL, log, size);
+	if (len > 0) {
+		log[len] = '\0';
+		found = strstr(log, "KernelAddressSanitizer initialized (generic)");
+	}
+	free(log);
+	return found;
+}
+
+/*
+ * A text long enough that a file buffering it whole is told from one
+ * holding a page: the target of both per-file memory tests.
+ */
+static int start_long_text_target(struct target *t, char *path, size_t size)
+{
+	static struct sparse_setup setup = { .pages = 2 * MEM_TEXT_RANGES,
+					     .stride = 2 };
+	struct text text = { 0 };
+	int err;
+
+	if (target_start(t, setup_sparse, &setup))
+		return -1;
+	if (target_stop(t))
+		return -1;
+	pmaps_path_pid(path, size, t->pid);
+	err = read_path_text(path, READ_CHUNK, &text);
+	if (err) {
+		tap_diag("reading %s: %s", path, strerror(-err));
+		return -1;
+	}
+	tap_diag("the target's text is %zu bytes", text.len);
+	err = text.len <= 2 * PER_FILE_BOUND;
+	if (err)
+		tap_diag("text too short to tell a per-file bound of %lu bytes from buffering it whole",
+			 PER_FILE_BOUND);
+	text_free(&text);
+	return err ? -1 : 0;
+}
+
 static enum outcome test_kernel_memory_per_open_file(void)
 {
-	struct sparse_setup setup = { .pages = 2 * MEM_TEXT_RANGES, .stride = 2 };
-	long long before, opened, reopened, avail0, avail1;
 	int held[NR_OPEN_FILES], fds[NR_OPEN_FILES];
-	struct text text = { 0 };
+	long long before, opened, avail0, avail1;
 	char path[PATH_MAX];
-	long long per_file, again;
+	long long per_file;
 	struct target t;
 	bool ok = false;
-	int err;
 
 	memset(held, -1, sizeof(held));
 	memset(fds, -1, sizeof(fds));
 	if (kernel_kb() < 0)
 		return skip("no Slab line in /proc/meminfo");
-	if (target_start(&t, setup_sparse, &setup))
-		return FAIL;
-	if (target_stop(&t))
+	if (start_long_text_target(&t, path, sizeof(path)))
 		goto out;
-	pmaps_path_pid(path, sizeof(path), t.pid);
-	err = read_path_text(path, READ_CHUNK, &text);
-	if (err) {
-		tap_diag("reading %s: %s", path, strerror(-err));
-		goto out;
-	}
-	tap_diag("the target's text is %zu bytes", text.len);
-	if (text.len <= 2 * PER_FILE_BOUND) {
-		tap_diag("text too short to tell a per-file bound of %lu bytes from buffering it whole",
-			 PER_FILE_BOUND);
-		goto out;
-	}
-
 	/*
 	 * Warm up (slab caches, dentries) with files that stay open: a
 	 * round closed before the measured one would leave free objects
@@ -445,10 +490,54 @@ static enum outcome test_kernel_memory_per_open_file(void)
 		goto out;
 	opened = kernel_kb();
 	avail1 = meminfo_kb("MemAvailable");
-	/*
-	 * What the closed files gave back, the same number opened again
-	 * reuses; what they kept (a leaked buffer), they must take anew.
-	 */
+
+	per_file = (opened - before) * 1024 / NR_OPEN_FILES;
+	tap_diag("Slab+VmallocUsed: %lld kB before, %+lld kB with %d more files open",
+		 before, opened - before, NR_OPEN_FILES);
+	tap_diag("=> %lld bytes of kernel memory per open file (bounds %lu to %lu); MemAvailable %+lld kB",
+		 per_file, PER_FILE_MIN, PER_FILE_BOUND, avail1 - avail0);
+	ok = per_file >= (long long)PER_FILE_MIN &&
+	     per_file < (long long)PER_FILE_BOUND;
+	if (per_file < (long long)PER_FILE_MIN)
+		tap_diag("an open, partially read file costs %lld bytes, under the %lu of its buffer: the measurement missed it",
+			 per_file, PER_FILE_MIN);
+	else if (per_file >= (long long)PER_FILE_BOUND)
+		tap_diag("an open, partially read file costs %lld bytes, over %lu",
+			 per_file, PER_FILE_BOUND);
+out:
+	close_all(fds);
+	close_all(held);
+	target_end(&t);
+	return ok ? PASS : FAIL;
+}
+
+/*
+ * What closed files gave back, as many opened again reuse; what they kept
+ * (a leaked buffer), those must take anew.
+ */
+static enum outcome test_closed_files_give_memory_back(void)
+{
+	int held[NR_OPEN_FILES], fds[NR_OPEN_FILES];
+	long long before, opened, reopened;
+	long long per_file, again;
+	char path[PATH_MAX];
+	struct target t;
+	bool ok = false;
+
+	memset(held, -1, sizeof(held));
+	memset(fds, -1, sizeof(fds));
+	if (kernel_kb() < 0)
+		return skip("no Slab line in /proc/meminfo");
+	if (kasan_quarantines())
+		return skip("KASAN quarantines freed objects: kmemleak judges what closing frees");
+	if (start_long_text_target(&t, path, sizeof(path)))
+		goto out;
+	if (open_partially_read(path, held))
+		goto out;
+	before = kernel_kb();
+	if (open_partially_read(path, fds))
+		goto out;
+	opened = kernel_kb();
 	close_all(fds);
 	memset(fds, -1, sizeof(fds));
 	if (open_partially_read(path, fds))
@@ -457,29 +546,127 @@ static enum outcome test_kernel_memory_per_open_file(void)
 
 	per_file = (opened - before) * 1024 / NR_OPEN_FILES;
 	again = (reopened - opened) * 1024 / NR_OPEN_FILES;
-	tap_diag("Slab+VmallocUsed: %lld kB before, %+lld kB with %d more files open, %+lld kB after closing them and opening as many again",
-		 before, opened - before, NR_OPEN_FILES, reopened - opened);
-	tap_diag("=> %lld bytes of kernel memory per open file (bounds %lu to %lu), %lld per file opened again; MemAvailable %+lld kB",
-		 per_file, PER_FILE_MIN, PER_FILE_BOUND, again,
-		 avail1 - avail0);
-	ok = per_file >= (long long)PER_FILE_MIN &&
-	     per_file < (long long)PER_FILE_BOUND &&
-	     again < per_file / 2;
+	tap_diag("Slab+VmallocUsed: %+lld kB with %d more files open, %+lld kB after closing them and opening as many again",
+		 opened - before, NR_OPEN_FILES, reopened - opened);
+	tap_diag("=> %lld bytes per open file, %lld per file opened again",
+		 per_file, again);
+	ok = per_file >= (long long)PER_FILE_MIN && again < per_file / 2;
 	if (per_file < (long long)PER_FILE_MIN)
-		tap_diag("an open, partially read file costs %lld bytes, under the %lu of its buffer: the measurement missed it",
+		tap_diag("an open file costs %lld bytes, under %lu: the measurement missed it",
 			 per_file, PER_FILE_MIN);
-	else if (per_file >= (long long)PER_FILE_BOUND)
-		tap_diag("an open, partially read file costs %lld bytes, over %lu",
-			 per_file, PER_FILE_BOUND);
 	else if (again >= per_file / 2)
 		tap_diag("closing the files gave back too little: opening as many again cost %lld bytes each",
 			 again);
 out:
 	close_all(fds);
 	close_all(held);
-	text_free(&text);
 	target_end(&t);
 	return ok ? PASS : FAIL;
+}
+
+/* ---- test_release_drops_the_mm ---- */
+
+#define NR_MM_TARGETS		200
+#define MM_CACHE		"mm_struct"
+
+/*
+ * Allocated objects of a slab cache, from /proc/slabinfo after flushing
+ * the per-CPU slabs (whose free objects slabinfo counts as active), or -1.
+ */
+static long long slab_active_objects(const char *cache)
+{
+	char line[512], name[64], shrink[PATH_MAX];
+	long long active = -1, n;
+	FILE *f;
+
+	snprintf(shrink, sizeof(shrink), "/sys/kernel/slab/%s/shrink", cache);
+	if (!access(shrink, W_OK))
+		write_string(shrink, "1");
+	f = fopen("/proc/slabinfo", "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s %lld", name, &n) == 2 &&
+		    !strcmp(name, cache)) {
+			active = n;
+			break;
+		}
+	fclose(f);
+	return active;
+}
+
+/*
+ * Each open file pins its target's mm_struct (mmgrab()) and release must
+ * drop it: a missing mmdrop() keeps every such mm_struct after its
+ * process is gone.  Open and close the text of many short-lived
+ * processes and count mm_structs before and after.
+ */
+static enum outcome test_release_drops_the_mm(void)
+{
+	pid_t pids[NR_MM_TARGETS], parent = getpid();
+	long long before, after = -1;
+	char path[PATH_MAX], byte;
+	bool ok = false;
+	int i, fd, tries;
+
+	if (slab_active_objects(MM_CACHE) < 0)
+		return skip("no %s line in /proc/slabinfo", MM_CACHE);
+	if (kasan_quarantines())
+		return skip("KASAN quarantines freed objects: kmemleak judges what release frees");
+	for (i = 0; i < NR_MM_TARGETS; i++)
+		pids[i] = -1;
+	before = slab_active_objects(MM_CACHE);
+	for (i = 0; i < NR_MM_TARGETS; i++) {
+		fflush(stdout);
+		pids[i] = fork();
+		if (pids[i] < 0) {
+			tap_diag("fork: %s", strerror(errno));
+			goto out;
+		}
+		if (pids[i] == 0) {
+			die_with_parent(parent);
+			pause();
+			_exit(0);
+		}
+		pmaps_path_pid(path, sizeof(path), pids[i]);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || read(fd, &byte, 1) != 1) {
+			tap_diag("open and read 1 byte of %s: %s", path,
+				 strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			goto out;
+		}
+		close(fd);
+	}
+	ok = true;
+out:
+	for (i = 0; i < NR_MM_TARGETS && pids[i] > 0; i++)
+		kill(pids[i], SIGKILL);
+	for (i = 0; i < NR_MM_TARGETS && pids[i] > 0; i++)
+		waitpid(pids[i], NULL, 0);
+	if (!ok)
+		return FAIL;
+	/*
+	 * The last mmdrop() of an exited process can wait for a CPU that
+	 * borrowed its mm to switch, or for RCU (PREEMPT_RT frees it from
+	 * an RCU callback): a bounded wait, 5 s.
+	 */
+	for (tries = 0; tries < 50; tries++) {
+		syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, -1);
+		after = slab_active_objects(MM_CACHE);
+		if (after - before < NR_MM_TARGETS / 2)
+			break;
+		usleep(100 * 1000);
+	}
+	tap_diag("%s objects: %lld before, %lld after opening, reading and closing the text of %d processes that then exited",
+		 MM_CACHE, before, after, NR_MM_TARGETS);
+	if (after - before >= NR_MM_TARGETS / 2) {
+		tap_diag("%lld mm_structs outlived their processes: release did not drop the mm",
+			 after - before);
+		return FAIL;
+	}
+	return PASS;
 }
 
 /* ---- test_mmap_latency_under_reader ---- */
@@ -1252,6 +1439,8 @@ static enum outcome test_no_physical_addresses(void)
 static const struct test_case tests[] = {
 	TEST(test_200k_ranges_every_read_size),
 	TEST(test_kernel_memory_per_open_file),
+	TEST(test_closed_files_give_memory_back),
+	TEST(test_release_drops_the_mm),
 	TEST(test_mmap_latency_under_reader),
 	TEST(test_perm_cap_sys_ptrace_only),
 	TEST(test_perm_cap_sys_admin_only),
