@@ -68,7 +68,9 @@
 #define DETAIL_MAX_PAGES	(1ULL << 22)
 /* pagemap entries and kpageflags read at a time */
 #define PM_WINDOW		4096
-#define KPF_WINDOW		64
+#define KPF_WINDOW		4096
+/* a PFN this far beyond either end of a run still joins its read */
+#define KPF_GAP			2
 /* include/uapi/linux/kernel-page-flags.h */
 
 #define UPPER_HALF		"\xe2\x96\x80"	/* U+2580 */
@@ -341,22 +343,48 @@ static bool pm_entry(struct mapctx *m, unsigned long long vpn,
 		}
 		m->ent_vpn = vpn;
 		m->ent_n = (size_t)n;
+		/* flags read for the last window may be stale by now */
+		m->kpf_n = 0;
 	}
 	*e = m->ent[vpn - m->ent_vpn];
 	return true;
 }
 
-/* kpageflags of pfn into *kpf; contiguous PFNs share one read. */
-static bool pfn_kpf(struct mapctx *m, uint64_t pfn, uint64_t *kpf)
+/*
+ * kpageflags of the PFN of pagemap entry i of the window into *kpf.  A
+ * read takes the PFNs of the entries after it too, as long as each lies
+ * within KPF_GAP of those before it, above or below, and all fit in
+ * KPF_WINDOW: the allocator hands out runs that ascend and runs that
+ * descend, and a PFN read for nothing costs about what the next pread
+ * would.  Scattered PFNs cost a pread of one entry each, not of a whole
+ * window from each PFN on.
+ */
+static bool pfn_kpf(struct mapctx *m, size_t i, uint64_t *kpf)
 {
+	uint64_t pfn = pmaps_pm_pfn(m->ent[i]), lo = pfn, hi = pfn, p;
 	ssize_t got;
+	size_t j;
 
 	if (pfn < m->kpf_pfn || pfn - m->kpf_pfn >= m->kpf_n) {
-		got = pread(m->pm.kpf_fd, m->kpf, sizeof(m->kpf),
-			    (off_t)(pfn * 8));
-		if (got < 8)
+		for (j = i + 1; j < m->ent_n; j++) {
+			p = pmaps_pm_pfn(m->ent[j]);
+			if (!p)
+				continue;
+			if (p < lo) {
+				if (lo - p > KPF_GAP || hi - p >= KPF_WINDOW)
+					break;
+				lo = p;
+			} else if (p > hi) {
+				if (p - hi > KPF_GAP || p - lo >= KPF_WINDOW)
+					break;
+				hi = p;
+			}
+		}
+		got = pread(m->pm.kpf_fd, m->kpf, (hi - lo + 1) * 8,
+			    (off_t)(lo * 8));
+		if (got < 8 || (uint64_t)got / 8 <= pfn - lo)
 			return false;
-		m->kpf_pfn = pfn;
+		m->kpf_pfn = lo;
 		m->kpf_n = (size_t)got / 8;
 	}
 	*kpf = m->kpf[pfn - m->kpf_pfn];
@@ -387,7 +415,12 @@ static void count_resident(struct walker *w, const struct pmaps_range *r,
 		counts[st] += to - from;
 		return;
 	}
-	if (!w->detail || !m->thp_on) {
+	/*
+	 * Pages the source found in small folios are drawn as it found
+	 * them: reading their flags again would cost as much as the
+	 * document did.
+	 */
+	if (!w->detail || !m->thp_on || w->v->small_folios) {
 		counts[kind_state(pmaps_folio_kind(r->kb, m->psize), st)] +=
 			to - from;
 		return;
@@ -396,8 +429,11 @@ static void count_resident(struct walker *w, const struct pmaps_range *r,
 		enum pmaps_folio_kind kind = PMAPS_FOLIO_UNKNOWN;
 
 		if (pm_entry(m, first + p, first + w->npages, &e) &&
-		    pmaps_pm_pfn(e) && pfn_kpf(m, pmaps_pm_pfn(e), &kpf)) {
-			kb = r->kb != PMAPS_KB_UNKNOWN ? r->kb :
+		    pmaps_pm_pfn(e) &&
+		    pfn_kpf(m, (size_t)(first + p - m->ent_vpn), &kpf)) {
+			/* a small page's kind needs no measuring */
+			kb = r->kb != PMAPS_KB_UNKNOWN ||
+			     !pmaps_folio_kind_needs_kb(kpf) ? r->kb :
 			     pmaps_kpf_folio_kb(&m->pm, &m->fc,
 						pmaps_pm_pfn(e));
 			kind = pmaps_folio_kind_kpf(kpf, kb, m->psize);

@@ -116,6 +116,8 @@ struct pm_ctx {
 	size_t nr_spans, spans_cap;
 	struct pmaps_map *out;		/* the model being built */
 	size_t *range_cap;		/* room in each VMA's ranges */
+	/* per VMA: a page listed there is not known to be a small folio */
+	unsigned char *not_small;
 	size_t vma_at;			/* VMA of the last page placed */
 	char *err;
 	size_t errlen;
@@ -918,6 +920,11 @@ static int place_page(struct pm_ctx *c, uint64_t vpn, size_t i)
 	/* file pages are counted from the mapping's file offset */
 	idx = v->inode ? v->offset / c->psize + vpn - v->start / c->psize :
 	      vpn;
+	if (c->page_kind[i] != PM_PAGE_KNOWN ||
+	    pmaps_pm_pfn(c->pm_again[i]) != pmaps_pm_pfn(c->pm[i]) ||
+	    (c->page_kpf[i] & ((1ULL << KPF_COMPOUND_HEAD) |
+			       (1ULL << KPF_COMPOUND_TAIL))))
+		c->not_small[v - c->out->vmas] = 1;
 	if (c->page_kind[i] == PM_PAGE_BLIND) {
 		/* pagemap alone: whether the page is mapped only here */
 		unknown = PM_ALL_LETTERS;
@@ -1015,6 +1022,8 @@ static int alloc_buffers(struct pm_ctx *c)
 {
 	c->range_cap = calloc(c->out->nr_vmas ? c->out->nr_vmas : 1,
 			      sizeof(*c->range_cap));
+	c->not_small = calloc(c->out->nr_vmas ? c->out->nr_vmas : 1,
+			      sizeof(*c->not_small));
 	c->pm = malloc(PM_BATCH * sizeof(*c->pm));
 	c->pm_again = malloc(PM_BATCH * sizeof(*c->pm_again));
 	c->page_kpf = malloc(PM_BATCH * sizeof(*c->page_kpf));
@@ -1022,7 +1031,7 @@ static int alloc_buffers(struct pm_ctx *c)
 	c->page_kind = malloc(PM_BATCH * sizeof(*c->page_kind));
 	c->kpf = malloc(KPF_WINDOW * sizeof(*c->kpf));
 	c->kpc = malloc(KPF_WINDOW * sizeof(*c->kpc));
-	if (!c->range_cap || !c->pm || !c->pm_again || !c->page_kpf ||
+	if (!c->range_cap || !c->not_small || !c->pm || !c->pm_again || !c->page_kpf ||
 	    !c->page_kpc || !c->page_kind || !c->kpf || !c->kpc)
 		return fail(c, "out of memory");
 	return 0;
@@ -1031,6 +1040,7 @@ static int alloc_buffers(struct pm_ctx *c)
 static void free_buffers(struct pm_ctx *c)
 {
 	free(c->range_cap);
+	free(c->not_small);
 	free(c->pm);
 	free(c->pm_again);
 	free(c->page_kpf);
@@ -1140,6 +1150,8 @@ static int reader_join(struct pm_ctx *c, struct reader *r)
 	c->zero_pfns += r->c.zero_pfns;
 	for (v = 0; v < r->part.nr_vmas; v++) {
 		const struct pmaps_vma *pv = &r->part.vmas[v];
+
+		c->not_small[v] |= r->c.not_small[v];
 
 		for (k = 0; k < pv->nr_ranges; k++) {
 			const struct pmaps_range *g = &pv->ranges[k];
@@ -1291,7 +1303,7 @@ int pmaps_from_pagemap_how(int pid, unsigned int avoid, struct pmaps_map *out,
 	char path[64];
 	int ret = -1, scanned = 1;
 	unsigned long long pages;
-	size_t readers;
+	size_t readers, v;
 
 	memset(out, 0, sizeof(*out));
 	if (errlen)
@@ -1335,6 +1347,8 @@ int pmaps_from_pagemap_how(int pid, unsigned int avoid, struct pmaps_map *out,
 	used.readers = (int)readers;
 	/* without CAP_SYS_ADMIN pagemap hides every PFN as 0 */
 	used.kpageflags = c.kpf_fd >= 0 && !c.zero_pfns;
+	for (v = 0; used.kpageflags && v < out->nr_vmas; v++)
+		out->vmas[v].small_folios = !c.not_small[v];
 	ret = 0;
 out:
 	if (ret) {

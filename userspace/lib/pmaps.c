@@ -1022,6 +1022,12 @@ enum pmaps_folio_kind pmaps_folio_kind_kpf(unsigned long long kpf,
 	return kind == PMAPS_FOLIO_BASE ? PMAPS_FOLIO_UNKNOWN : kind;
 }
 
+int pmaps_folio_kind_needs_kb(unsigned long long kpf)
+{
+	return !(kpf >> KPF_ZERO_PAGE & 1) && !(kpf >> KPF_HUGE & 1) &&
+	       (kpf & (1ULL << KPF_COMPOUND_HEAD | 1ULL << KPF_COMPOUND_TAIL));
+}
+
 const char *pmaps_folio_kind_name(enum pmaps_folio_kind kind)
 {
 	switch (kind) {

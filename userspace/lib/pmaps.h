@@ -84,6 +84,13 @@ struct pmaps_vma {
 	unsigned int line;
 	/* Pages in swap, or -1 when the source cannot know (kernel text). */
 	long long swapped;
+	/*
+	 * The source read the page flags of every page it listed here and
+	 * none was in a large folio (THP, mTHP, hugetlb), as the pagemap
+	 * source with kpageflags tells; false when it cannot tell (every
+	 * other source, and a document read from a file).
+	 */
+	bool small_folios;
 };
 
 struct pmaps_map {
@@ -208,6 +215,12 @@ enum pmaps_folio_kind pmaps_folio_kind(unsigned long long kb,
 enum pmaps_folio_kind pmaps_folio_kind_kpf(unsigned long long kpf,
 					   unsigned long long kb,
 					   unsigned long long page_size);
+/*
+ * Whether pmaps_folio_kind_kpf(kpf, kb, ...) depends on kb: only for a
+ * compound page that is neither hugetlb nor a zero page.  Measuring a
+ * folio costs reads of kpageflags, which the other pages need not pay.
+ */
+int pmaps_folio_kind_needs_kb(unsigned long long kpf);
 /*
  * "thp", "mTHP", "small", "zero-page", ...: the kind's name in every view,
  * one word, so that a column of them stays one field; "folio?" unknown.
