@@ -36,8 +36,9 @@ FILENAME ~ /userspace\.txt$/ {
 		n = split($0, word, " ")
 		userspace_rate = word[n - 1]
 	}
-	# (c) and on: "(c) WORKLOAD: pmaps T, cat smaps T; ratio R, target
-	# Nx: met", or "(c) WORKLOAD: not measured (WHY); target Nx cat smaps"
+	# (c) and on: "(c) WORKLOAD, A vs B, METRIC time: ...; ratio R,
+	# target Nx: met" (or MISSED), or "(c) WORKLOAD, A vs B, METRIC
+	# time: not measured (WHY); target Nx"
 	if ($0 ~ /^\([c-z]\) / && $0 ~ /target [0-9.]+x/) {
 		nh++
 		host_what[nh] = substr($0, 5)
@@ -140,11 +141,11 @@ END {
 	# unrounded times.
 	for (h = 1; h <= nh; h++) {
 		if (h in host_ratio)
-			printf "userspace %s: pmaps --source=pagemap <= %s x cat smaps: %s x: %s\n",
+			printf "userspace %s <= %s x: %s x: %s\n",
 			       host_what[h], host_limit[h], host_ratio[h],
 			       verdict(host_met[h])
 		else
-			printf "userspace %s: pmaps --source=pagemap <= %s x cat smaps: not measured\n",
+			printf "userspace %s <= %s x: not measured\n",
 			       host_what[h], host_limit[h]
 	}
 	for (w = 1; w <= nw; w++)

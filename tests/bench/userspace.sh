@@ -10,20 +10,28 @@
 #      same process (256 MiB anonymous memory with every other page written,
 #      plus a 64 MiB file mapping read whole), and whether pmaps is at least
 #      as fast;
-#  (c) to (e): pmaps --source=pagemap --color=never PID against
+#  (c) to (f): pmaps --source=pagemap --color=never PID against
 #      cat /proc/PID/smaps on the same process, each a process of its own
 #      started for the pair and killed after it, with the ratio of the two
-#      and whether it is within the issue's target:
+#      and the issue's target beside it, "met" or "MISSED":
 #      (c) 1 TiB reserved (MAP_NORESERVE), its first, middle and last page
-#          written, in 4 KiB pages: within 5 x;
-#      (d) 20,000 VMAs of 2 pages, the first page of each written,
+#          written, in 4 KiB pages: wall time within 5 x;
+#      (d) 1 TiB reserved, 1024 pages 1 GiB apart written (issue 31):
+#          wall time within 3 x;
+#      (e) 20,000 VMAs of 2 pages, the first page of each written,
 #          alternately read-write and read-only so that none merge (the
-#          script checks /proc/PID/maps has 20,000 lines): within 2 x;
-#      (e) 4 GiB anonymous, every page written, in 4 KiB pages
+#          script checks /proc/PID/maps has 20,000 lines): wall time
+#          within 2 x;
+#      (f) 4 GiB anonymous, every page written, in 4 KiB pages
 #          (MADV_NOHUGEPAGE; a THP's 512 pages are one step for smaps but
-#          512 kpageflags entries for pmaps): within 3 x.
-#      Each is followed by a line with what pmaps printed and the target's
-#      VMAs, Rss and AnonHugePages, to tell what was timed.
+#          512 kpageflags entries for pmaps): CPU time (user and system,
+#          all threads) within 2 x (issue 31).
+#      Each is followed by the wall and CPU times of both and a line with
+#      what pmaps printed and the target's VMAs, Rss and AnonHugePages,
+#      to tell what was timed.
+#  (g) pmaps map --source=pagemap PID against the text view of the same
+#      process (pmaps --source=pagemap PID), on (f)'s target: wall time
+#      within 1.5 x (issue 31).
 # Each time is the median of RUNS (default 5) runs, the two commands of a
 # pair interleaved so that both see the same machine load.  The helper
 # below times each run from fork() to waitpid() with CLOCK_MONOTONIC:
@@ -66,6 +74,8 @@ cat > "$bench/helper.c" <<'EOF'
  *                       mapped and read; prints "ready", then sleeps
  * helper sparse:        1 TiB MAP_NORESERVE anon, first, middle and last
  *                       page written
+ * helper scattered:     1 TiB MAP_NORESERVE anon, 1024 pages 1 GiB
+ *                       apart written
  * helper vmas:          20,000 two-page anon VMAs that cannot merge, the
  *                       first page of each written
  * helper dense:         4 GiB anon, 4 KiB pages, every page written
@@ -176,6 +186,20 @@ static int sparse(void)
 	return ready();
 }
 
+static int scattered(void)
+{
+	size_t ps = sysconf(_SC_PAGESIZE), len = (size_t)1 << 40, i;
+	char *a = anon(len, MAP_NORESERVE);
+
+	if (!a)
+		return 1;
+	madvise(a, len, MADV_NOHUGEPAGE);
+	/* 1024 pages 1 GiB apart, each in a page table of its own */
+	for (i = 0; i < 1024; i++)
+		a[i * (len / 1024) + (i % 512) * ps] = 1;
+	return ready();
+}
+
 static int vmas(void)
 {
 	size_t ps = sysconf(_SC_PAGESIZE), n = 20000, i;
@@ -249,13 +273,15 @@ int main(int argc, char **argv)
 		return target(argv[2]);
 	if (argc == 2 && !strcmp(argv[1], "sparse"))
 		return sparse();
+	if (argc == 2 && !strcmp(argv[1], "scattered"))
+		return scattered();
 	if (argc == 2 && !strcmp(argv[1], "vmas"))
 		return vmas();
 	if (argc == 2 && !strcmp(argv[1], "dense"))
 		return dense();
 	if (argc >= 3 && !strcmp(argv[1], "time"))
 		return timed(argv + 2);
-	fprintf(stderr, "usage: helper gen N | helper target FILE | helper sparse|vmas|dense | helper time CMD...\n");
+	fprintf(stderr, "usage: helper gen N | helper target FILE | helper sparse|scattered|vmas|dense | helper time CMD...\n");
 	return 2;
 }
 EOF
@@ -393,41 +419,56 @@ else
 fi
 stop_target
 
-# ---- (c) to (e): pagemap source against cat smaps ----
-# host LABEL LIMIT MODE [VMAS]: pmaps --source=pagemap against cat smaps on
-# a "helper MODE" process; prints LABEL, both medians, their ratio and
-# whether pmaps is within LIMIT times cat smaps.  With VMAS, the target
-# must have at least that many lines in /proc/PID/maps.
+# ---- (c) to (g): pagemap source against cat smaps, map against text ----
+# verdict A B LIMIT: "ratio R, target Nx: met", or MISSED, from the
+# unrounded times
+verdict() {
+	awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN {
+		if (b <= 0) { printf "ratio -, target %sx: MISSED", t; exit }
+		printf "ratio %.2f, target %sx: %s", a / b, t,
+		       (a <= t * b) ? "met" : "MISSED"
+	}'
+}
+# host LABEL LIMIT METRIC MODE [VMAS]: pmaps --source=pagemap against cat
+# smaps on a "helper MODE" process; prints LABEL, both medians (wall and
+# CPU time), their ratio and whether pmaps is within LIMIT times cat
+# smaps in METRIC (wall or cpu).  With VMAS, the target must have at
+# least that many lines in /proc/PID/maps.  With MAP_LIMIT set, the
+# same target is also drawn by pmaps map against its text view (row
+# MAP_LABEL), in wall time, before it is stopped.
 host() {
-	label=$1 limit=$2 mode=$3 min=${4:-0}
+	label=$1 limit=$2 metric=$3 mode=$4 min=${5:-0}
+	what="pmaps --source=pagemap vs cat smaps, $metric time"
+	[ "$metric" = cpu ] && what="pmaps --source=pagemap vs cat smaps, CPU time"
 	if [ -z "$pmaps" ]; then
-		echo "$label: not measured (no pmaps binary); target ${limit}x cat smaps"
+		echo "$label, $what: not measured (no pmaps binary); target ${limit}x"
 		return
 	fi
 	start_target "$mode"
 	nmaps=$(wc -l < "/proc/$tpid/maps")
 	err=$bench/pmaps-$mode.err
 	if [ "$nmaps" -lt "$min" ]; then
-		echo "$label: not measured (only $nmaps lines in /proc/PID/maps); target ${limit}x cat smaps"
+		echo "$label, $what: not measured (only $nmaps lines in /proc/PID/maps); target ${limit}x"
 	elif ! "$pmaps" --source=pagemap --color=never "$tpid" \
 		> "$bench/pmaps-$mode.out" 2> "$err"; then
-		echo "$label: not measured (pmaps failed, see $err); target ${limit}x cat smaps"
+		echo "$label, $what: not measured (pmaps failed, see $err); target ${limit}x"
 	else
 		measure "$pmaps --source=pagemap --color=never $tpid" \
 			"cat /proc/$tpid/smaps"
-		printf '%s: pmaps %s, cat smaps %s; %s\n' "$label" \
+		if [ "$metric" = cpu ]; then
+			a=$cpu1 b=$cpu2
+		else
+			a=$med1 b=$med2
+		fi
+		printf '%s, %s: pmaps %s, cat smaps %s; %s\n' "$label" "$what" \
+			"$(ms "$a")" "$(ms "$b")" "$(verdict "$a" "$b" "$limit")"
+		# pmaps reads large processes on several threads: both
+		# times, side by side, say what either alone does not
+		printf '    wall: pmaps %s, cat smaps %s (%s); CPU: pmaps %s, cat smaps %s (%s)\n' \
 			"$(ms "$med1")" "$(ms "$med2")" \
-			"$(awk -v a="$med1" -v b="$med2" -v t="$limit" 'BEGIN {
-				printf "ratio %.2f, target %sx: %s", a / b, t,
-				       (a <= t * b) ? "met" : "NOT met"
-			}')"
-		# pmaps reads large processes on several threads: its CPU
-		# time, next to cat's, says what the wall time does not
-		printf '    CPU time: pmaps %s, cat smaps %s; ratio %s\n' \
+			"$(awk -v a="$med1" -v b="$med2" 'BEGIN { printf (b > 0 ? "%.2f" : "-"), (b > 0 ? a / b : 0) }')" \
 			"$(ms "$cpu1")" "$(ms "$cpu2")" \
-			"$(awk -v a="$cpu1" -v b="$cpu2" 'BEGIN {
-				printf (b > 0 ? "%.2f" : "-"), (b > 0 ? a / b : 0)
-			}')"
+			"$(awk -v a="$cpu1" -v b="$cpu2" 'BEGIN { printf (b > 0 ? "%.2f" : "-"), (b > 0 ? a / b : 0) }')"
 		awk -v pid="$tpid" -v lines="$(wc -l < "$bench/pmaps-$mode.out")" \
 			-v maps="$nmaps" -v runs="$runs" '
 			/^Rss:/ { rss = $2 }
@@ -436,10 +477,29 @@ host() {
 				printf "    target %d: %d VMAs, Rss %d kB, AnonHugePages %d kB; pmaps printed %d lines; medians of %d\n",
 				       pid, maps, rss, thp, lines, runs
 			}' "/proc/$tpid/smaps_rollup"
+		[ -z "${MAP_LIMIT:-}" ] || map_row
 	fi
 	rm -f "$bench/pmaps-$mode.out"
 	stop_target
 }
-host "(c) 1 TiB sparse, 3 pages written" 5 sparse
-host "(d) 20,000 VMAs, 2 pages each, 1 written" 2 vmas 20000
-host "(e) 4 GiB dense, every page written" 3 dense
+# map_row: pmaps map against the text view of the same live target, both
+# from the pagemap source, in wall time
+map_row() {
+	mapcmd="$pmaps map --source=pagemap --color=never --width=160 $tpid"
+	txtcmd="$pmaps --source=pagemap --color=never $tpid"
+	if ! $mapcmd > /dev/null 2> "$bench/map.err"; then
+		echo "$MAP_LABEL, pmaps map vs text view, wall time: not measured (pmaps map failed, see $bench/map.err); target ${MAP_LIMIT}x"
+		return
+	fi
+	measure "$mapcmd" "$txtcmd"
+	printf '%s, pmaps map vs text view, wall time: map %s, text %s; %s\n' \
+		"$MAP_LABEL" "$(ms "$med1")" "$(ms "$med2")" \
+		"$(verdict "$med1" "$med2" "$MAP_LIMIT")"
+	printf '    CPU: map %s, text %s; medians of %d\n' \
+		"$(ms "$cpu1")" "$(ms "$cpu2")" "$runs"
+}
+host "(c) 1 TiB sparse, 3 pages written" 5 wall sparse
+host "(d) 1 TiB, 1024 scattered pages written" 3 wall scattered
+host "(e) 20,000 VMAs, 2 pages each, 1 written" 2 wall vmas 20000
+MAP_LIMIT=1.5 MAP_LABEL="(g) 4 GiB dense, every page written" \
+	host "(f) 4 GiB dense, every page written" 2 cpu dense
