@@ -72,6 +72,10 @@
 /* a PFN this far beyond either end of a run still joins its read */
 #define KPF_GAP			2
 /* include/uapi/linux/kernel-page-flags.h */
+#define KPF_COMPOUND_HEAD	15
+#define KPF_COMPOUND_TAIL	16
+#define KPF_HUGE		17
+#define KPF_THP			22
 
 #define UPPER_HALF		"\xe2\x96\x80"	/* U+2580 */
 
@@ -168,6 +172,10 @@ struct mapctx {
 	uint64_t kpf_pfn;
 	size_t kpf_n;
 	struct pmaps_folio_cache fc;	/* the folio last measured */
+	/* its kind, when fc_kind_head is fc.head: its pages need no read */
+	enum pmaps_folio_kind fc_kind;
+	uint64_t fc_kind_head;
+	bool fc_kind_have;
 	/* young, pte-dirty, PG_dirty, shared, --flags, --range, and
 	 * detail_open()'s one */
 	char notes[7][320];
@@ -354,7 +362,7 @@ static bool pm_entry(struct mapctx *m, unsigned long long vpn,
  * kpageflags of the PFN of pagemap entry i of the window into *kpf.  A
  * read takes the PFNs of the entries after it too, as long as each lies
  * within KPF_GAP of those before it, above or below, and all fit in
- * KPF_WINDOW: the allocator hands out runs that ascend and runs that
+ * KPF_WINDOW with the PFN after the highest: the allocator hands out runs that ascend and runs that
  * descend, and a PFN read for nothing costs about what the next pread
  * would.  Scattered PFNs cost a pread of one entry each, not of a whole
  * window from each PFN on.
@@ -371,16 +379,17 @@ static bool pfn_kpf(struct mapctx *m, size_t i, uint64_t *kpf)
 			if (!p)
 				continue;
 			if (p < lo) {
-				if (lo - p > KPF_GAP || hi - p >= KPF_WINDOW)
+				if (lo - p > KPF_GAP || hi - p >= KPF_WINDOW - 1)
 					break;
 				lo = p;
 			} else if (p > hi) {
-				if (p - hi > KPF_GAP || p - lo >= KPF_WINDOW)
+				if (p - hi > KPF_GAP || p - lo >= KPF_WINDOW - 1)
 					break;
 				hi = p;
 			}
 		}
-		got = pread(m->pm.kpf_fd, m->kpf, (hi - lo + 1) * 8,
+		/* and the page after: where a folio's tails end (folio_kb()) */
+		got = pread(m->pm.kpf_fd, m->kpf, (hi - lo + 2) * 8,
 			    (off_t)(lo * 8));
 		if (got < 8 || (uint64_t)got / 8 <= pfn - lo)
 			return false;
@@ -389,6 +398,40 @@ static bool pfn_kpf(struct mapctx *m, size_t i, uint64_t *kpf)
 	}
 	*kpf = m->kpf[pfn - m->kpf_pfn];
 	return true;
+}
+
+/*
+ * The size in KiB of the folio of pfn, whose kpageflags kpf says it is
+ * compound, as pmaps_kpf_folio_kb() measures it: from the window that
+ * pfn_kpf() read, when it holds the head and the page after the last
+ * tail (a THP's PFNs are one run, which the window read whole), else
+ * read again.
+ */
+static unsigned long long folio_kb(struct mapctx *m, uint64_t pfn,
+				   uint64_t kpf)
+{
+	const uint64_t head_bit = 1ULL << KPF_COMPOUND_HEAD,
+		       tail_bit = 1ULL << KPF_COMPOUND_TAIL;
+	uint64_t i = pfn - m->kpf_pfn, h, e;
+
+	if (m->fc.have && pfn >= m->fc.head && pfn - m->fc.head < m->fc.pages)
+		return m->fc.pages * m->psize / 1024;
+	if (!(kpf & ((1ULL << KPF_THP) | (1ULL << KPF_HUGE))) ||
+	    pfn < m->kpf_pfn || i >= m->kpf_n)
+		goto read;
+	for (h = i; !(m->kpf[h] & head_bit); h--)
+		if (!h || !(m->kpf[h] & tail_bit))
+			goto read;
+	for (e = h + 1; e < m->kpf_n && (m->kpf[e] & tail_bit); e++)
+		;
+	if (e == m->kpf_n)
+		goto read;
+	m->fc.head = m->kpf_pfn + h;
+	m->fc.pages = e - h;
+	m->fc.have = 1;
+	return m->fc.pages * m->psize / 1024;
+read:
+	return pmaps_kpf_folio_kb(&m->pm, &m->fc, pfn);
 }
 
 /* st, or thp / mTHP for a page in such a folio (pmaps_folio_kind()). */
@@ -427,16 +470,34 @@ static void count_resident(struct walker *w, const struct pmaps_range *r,
 	}
 	for (p = from; p < to; p++) {
 		enum pmaps_folio_kind kind = PMAPS_FOLIO_UNKNOWN;
+		uint64_t pfn;
 
-		if (pm_entry(m, first + p, first + w->npages, &e) &&
-		    pmaps_pm_pfn(e) &&
-		    pfn_kpf(m, (size_t)(first + p - m->ent_vpn), &kpf)) {
+		if (!pm_entry(m, first + p, first + w->npages, &e) ||
+		    !(pfn = pmaps_pm_pfn(e))) {
+			counts[kind_state(kind, st)]++;
+			continue;
+		}
+		/* the other pages of the folio just measured: its kind */
+		if (m->fc_kind_have && m->fc.have &&
+		    m->fc_kind_head == m->fc.head && pfn >= m->fc.head &&
+		    pfn - m->fc.head < m->fc.pages) {
+			counts[kind_state(m->fc_kind, st)]++;
+			continue;
+		}
+		if (pfn_kpf(m, (size_t)(first + p - m->ent_vpn), &kpf)) {
 			/* a small page's kind needs no measuring */
-			kb = r->kb != PMAPS_KB_UNKNOWN ||
-			     !pmaps_folio_kind_needs_kb(kpf) ? r->kb :
-			     pmaps_kpf_folio_kb(&m->pm, &m->fc,
-						pmaps_pm_pfn(e));
-			kind = pmaps_folio_kind_kpf(kpf, kb, m->psize);
+			if (r->kb != PMAPS_KB_UNKNOWN ||
+			    !pmaps_folio_kind_needs_kb(kpf)) {
+				kind = pmaps_folio_kind_kpf(kpf, r->kb,
+							    m->psize);
+			} else {
+				kb = folio_kb(m, pfn, kpf);
+				kind = pmaps_folio_kind_kpf(kpf, kb, m->psize);
+				m->fc_kind_have = kb != PMAPS_KB_UNKNOWN &&
+						  m->fc.have;
+				m->fc_kind_head = m->fc.head;
+				m->fc_kind = kind;
+			}
 		}
 		counts[kind_state(kind, st)]++;
 	}

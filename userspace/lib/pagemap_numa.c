@@ -8,6 +8,7 @@
 #define _FILE_OFFSET_BITS 64
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,9 @@
 #define BATCH			1024
 /* The largest folio looked for: 1 GiB of 4 KiB pages. */
 #define MAX_FOLIO_PAGES		(1ULL << 18)
+/* kpageflags entries read at a time when measuring a folio */
+#define FOLIO_READ_MIN		16
+#define FOLIO_READ_MAX		512
 
 struct numa_ctx {
 	struct pmaps_pagemap pm;
@@ -44,6 +48,29 @@ static uint64_t kpf_of(const struct pmaps_pagemap *pm, uint64_t pfn, int *ok)
 }
 
 /*
+ * kpageflags of the n PFNs from pfn into buf, *got of them read (fewer
+ * past the end of the memory map); false if none could be.
+ */
+static bool kpf_run(const struct pmaps_pagemap *pm, uint64_t pfn,
+		    uint64_t *buf, size_t n, size_t *got)
+{
+	ssize_t r = pread(pm->kpf_fd, buf, n * 8, (off_t)(pfn * 8));
+
+	*got = r > 0 ? (size_t)r / 8 : 0;
+	return *got > 0;
+}
+
+/* From n (not a power of two) up to the next power of two. */
+static size_t to_power_of_two(uint64_t n)
+{
+	uint64_t p = 1;
+
+	while (p <= n)
+		p <<= 1;
+	return (size_t)(p - n);
+}
+
+/*
  * A THP or hugetlb folio is its head page and the run of tail pages after
  * it: PMAPS_KB_UNKNOWN where kpageflags cannot say (not root, PFN hidden,
  * or the folio changed under us).
@@ -55,7 +82,8 @@ unsigned long long pmaps_kpf_folio_kb(const struct pmaps_pagemap *pm,
 	unsigned long long psize = pmaps_page_size();
 	const uint64_t compound = (1ULL << KPF_COMPOUND_HEAD) |
 				  (1ULL << KPF_COMPOUND_TAIL);
-	uint64_t kpf, head, n;
+	uint64_t kpf, head, n, buf[FOLIO_READ_MAX];
+	size_t chunk, want, got, k;
 	int ok;
 
 	if (pm->kpf_fd < 0 || !pfn)
@@ -69,18 +97,59 @@ unsigned long long pmaps_kpf_folio_kb(const struct pmaps_pagemap *pm,
 		return psize / 1024;
 	if (!(kpf & ((1ULL << KPF_THP) | (1ULL << KPF_HUGE))))
 		return PMAPS_KB_UNKNOWN;	/* not a folio of user memory */
-	for (head = pfn, n = 0; !(kpf & (1ULL << KPF_COMPOUND_HEAD)); n++) {
+	/*
+	 * Back to the head, then on over the tails, in reads that double
+	 * from FOLIO_READ_MIN entries: a THP costs a few preads, not one a
+	 * page, and a small mTHP no more than twice its own entries.
+	 */
+	head = pfn;
+	n = 0;
+	chunk = FOLIO_READ_MIN;
+	while (!(kpf & (1ULL << KPF_COMPOUND_HEAD))) {
 		if (!head || n >= MAX_FOLIO_PAGES)
 			return PMAPS_KB_UNKNOWN;
-		kpf = kpf_of(pm, --head, &ok);
-		if (!ok || !(kpf & compound))
-			return PMAPS_KB_UNKNOWN;	/* split meanwhile */
+		want = chunk;
+		if (want > head)
+			want = (size_t)head;
+		if (want > MAX_FOLIO_PAGES - n)
+			want = (size_t)(MAX_FOLIO_PAGES - n);
+		if (!kpf_run(pm, head - want, buf, want, &got) || got < want)
+			return PMAPS_KB_UNKNOWN;
+		for (k = want; k-- > 0;) {
+			kpf = buf[k];
+			head--;
+			n++;
+			if (!(kpf & compound))
+				return PMAPS_KB_UNKNOWN;	/* split meanwhile */
+			if (kpf & (1ULL << KPF_COMPOUND_HEAD))
+				break;
+		}
+		if (chunk < FOLIO_READ_MAX)
+			chunk *= 2;
 	}
-	for (n = 1; n < MAX_FOLIO_PAGES; n++) {
-		kpf = kpf_of(pm, head + n, &ok);
-		if (!ok || !(kpf & (1ULL << KPF_COMPOUND_TAIL)))
+	/*
+	 * Folios are a power of two of pages: the tails end at head + 2^k.
+	 * Read the entry at each power of two alone, and the rest up to the
+	 * next one only if that is a tail, so that no more than one entry
+	 * past the folio is read.
+	 */
+	for (n = 1; n < MAX_FOLIO_PAGES;) {
+		want = n & (n - 1) ? to_power_of_two(n) : 1;
+		if (want > FOLIO_READ_MAX)
+			want = FOLIO_READ_MAX;
+		if (want > MAX_FOLIO_PAGES - n)
+			want = (size_t)(MAX_FOLIO_PAGES - n);
+		if (!kpf_run(pm, head + n, buf, want, &got))
+			break;
+		for (k = 0; k < got; k++) {
+			if (!(buf[k] & (1ULL << KPF_COMPOUND_TAIL)))
+				goto measured;
+			n++;
+		}
+		if (got < want)
 			break;
 	}
+measured:
 	fc->head = head;
 	fc->pages = n;
 	fc->have = 1;
