@@ -533,6 +533,27 @@ static void test_hugetlb_ranges(void)
 	tap_test_done("test_hugetlb_ranges");
 }
 
+/*
+ * small_folios: said of the anonymous VMA, whose pages are small folios
+ * (MADV_NOHUGEPAGE), and not of the hugetlb one, whose page is a 2 MiB
+ * folio; pmaps map draws a VMA that says it without reading its flags
+ * again.
+ */
+static void test_small_folios(void)
+{
+	const struct pmaps_vma *v = vma_at(lay.anon);
+
+	tap_check(v && v->small_folios,
+		  "anonymous VMA of small folios: small_folios not said");
+	v = lay.huge ? vma_at(lay.huge) : NULL;
+	if (v)
+		tap_check(!v->small_folios,
+			  "hugetlb VMA said small_folios: %s", v->header);
+	else
+		tap_diag("no hugetlb page: its half not checked");
+	tap_test_done("test_small_folios");
+}
+
 /* Ranges are sorted, inside their VMA, and maximal. */
 static void test_ranges_well_formed(void)
 {
@@ -668,6 +689,10 @@ static void check_pagemap_alone(const char *name, unsigned int avoid)
 		return;
 	}
 	tap_check(!how.kpageflags, "kpageflags used");
+	for (i = 0; i < m.nr_vmas; i++)
+		tap_check(!m.vmas[i].small_folios,
+			  "without kpageflags, VMA %s said small_folios",
+			  m.vmas[i].header);
 	tap_check(!strcmp(pmaps_pagemap_method_name(&how),
 			  how.scan ? "PAGEMAP_SCAN, without root" :
 				     "pagemap, without root"),
@@ -818,6 +843,7 @@ int main(void)
 		"test_pagemap_alone_scan", "test_pagemap_alone_read",
 		"test_unprivileged_own_process",
 		"test_unprivileged_other_error", "test_missing_pid",
+		"test_small_folios",
 	};
 	const size_t nr = sizeof(names) / sizeof(names[0]);
 	char err[256];
@@ -856,6 +882,7 @@ int main(void)
 	test_unprivileged_own_process();
 	test_unprivileged_other_error();
 	test_missing_pid();
+	test_small_folios();
 	pmaps_map_free(&map);
 	stop_child();
 	return tap_failed_tests ? 1 : 0;
