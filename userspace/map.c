@@ -362,10 +362,10 @@ static bool pm_entry(struct mapctx *m, unsigned long long vpn,
  * kpageflags of the PFN of pagemap entry i of the window into *kpf.  A
  * read takes the PFNs of the entries after it too, as long as each lies
  * within KPF_GAP of those before it, above or below, and all fit in
- * KPF_WINDOW with the PFN after the highest: the allocator hands out runs that ascend and runs that
- * descend, and a PFN read for nothing costs about what the next pread
- * would.  Scattered PFNs cost a pread of one entry each, not of a whole
- * window from each PFN on.
+ * KPF_WINDOW with the PFN after the highest: the allocator hands out
+ * runs that ascend and runs that descend, and a PFN read for nothing
+ * costs about what the next pread would.  Scattered PFNs cost a pread of
+ * one entry each, not of a whole window from each PFN on.
  */
 static bool pfn_kpf(struct mapctx *m, size_t i, uint64_t *kpf)
 {
@@ -478,7 +478,7 @@ static void count_resident(struct walker *w, const struct pmaps_range *r,
 			continue;
 		}
 		/* the other pages of the folio just measured: its kind */
-		if (m->fc_kind_have && m->fc.have &&
+		if (r->kb == PMAPS_KB_UNKNOWN && m->fc_kind_have && m->fc.have &&
 		    m->fc_kind_head == m->fc.head && pfn >= m->fc.head &&
 		    pfn - m->fc.head < m->fc.pages) {
 			counts[kind_state(m->fc_kind, st)]++;
