@@ -52,8 +52,9 @@ export PMAPS_CHECK=1
 	# The host tests run three times (plain, ASan/UBSan, valgrind): say
 	# how many of the results are repetitions, before the totals.
 	results() {
-		n=$(grep -cE '^(not )?ok [0-9]+' "$build/suite-$1.log" 2>/dev/null)
-		echo "${n:-0}"
+		[ -f "$build/suite-$1.log" ] || { echo 0; return; }
+		set -- $(awk -v main=1 -f "$top/tests/tap-count.awk" "$build/suite-$1.log")
+		echo $(($1 + $2 + $3))
 	}
 	unit_n=$(results unit) repeats=$(($(results unit-asan) + $(results unit-valgrind)))
 	echo "# $((passed + failed + skipped - repeats)) distinct tests; $unit_n host tests × 3 builds (plain, ASan/UBSan, valgrind) make $repeats of the results repetitions"

@@ -52,7 +52,7 @@ trap 'exit 1' INT TERM
 
 # tests/guest/modprobe.sh's plan: its results are this script's too.
 guest_tests=5
-echo "1..$((16 + guest_tests))"
+tap_plan $((16 + guest_tests))
 
 # A copy of the tree: tracked and new unignored files, as make deb takes.
 src=$tmp/src
@@ -302,27 +302,18 @@ if [ -n "$collected" ]; then
 	BUILD=$build/deb-guest QEMU_TIMEOUT=300 GUEST_ROOT=$guest \
 		"$top/tests/qemu/run.sh" --mode modprobe "$rel" > "$log" 2>&1
 fi
-k=0 faults=0
-while IFS= read -r line; do
-	case $line in
-	"ok "[0-9]*) k=$((k + 1)) && ok "in the guest: ${line#ok * }" ;;
-	"not ok "[0-9]*) k=$((k + 1)) && not_ok "in the guest: ${line#not ok * }" ;;
-	"not ok - "*) faults=$((faults + 1)) && echo "# ${line#not ok - }" ;;
-	"TAP version "* | 1..*) ;;
-	"#"*) echo "$line" ;;
-	*) echo "# $line" ;;
-	esac
-done < "$log"
+tap_adopt "$log" "in the guest: "
+k=$tap_adopted
 while [ "$k" -lt "$guest_tests" ]; do
 	k=$((k + 1))
 	not_ok "in the guest: test $k of $guest_tests gave no result"
 done
 if [ -z "$collected" ]; then
 	not_ok "the installed module and modprobe, copied for a guest" "$tmp/collect.log"
-elif [ "$faults" -ne 0 ] || ! grep -q "^qemu: $rel: guest ran" "$log"; then
+elif [ "$tap_faults" -ne 0 ] || ! grep -q "^qemu: $rel: guest ran" "$log"; then
 	not_ok "the $rel guest finished, and its console shows no kernel problem"
 else
 	ok "the $rel guest finished, and its console shows no kernel problem"
 fi
 
-[ "$failed" -eq 0 ]
+tap_done

@@ -131,10 +131,10 @@ cycle() {
 	fi
 }
 
-echo "1..$(($(echo $kernels $root_kernels | wc -w) + 4))"
+tap_plan $(($(echo $kernels $root_kernels | wc -w) + 4))
 # shellcheck disable=SC2086
 cycle host "$host_tmp" dkms $kernels
 # shellcheck disable=SC2086
 cycle "trixie root" "$root_tmp" "$top/tests/trixie-root.sh run dkms" $root_kernels
 
-[ "$failed" -eq 0 ]
+tap_done

@@ -20,11 +20,10 @@ fail() {
 	failed=$((failed + 1))
 }
 
+# tally LOG: its results added to the counts (tests/tap-count.awk)
 tally() {
-	p=$(grep -E '^ok [0-9]+' "$1" | grep -vc '# SKIP')
-	s=$(grep -E '^ok [0-9]+|^1\.\.0 # SKIP' "$1" | grep -c '# SKIP')
-	f=$(grep -cE '^not ok( |$)' "$1")
-	passed=$((passed + p)) skipped=$((skipped + s)) failed=$((failed + f))
+	set -- $(awk -v main=1 -f "$top/tests/tap-count.awk" "$1")
+	passed=$((passed + $1)) failed=$((failed + $2)) skipped=$((skipped + $3))
 }
 
 # run NAME LIMIT COMMAND...: a suite that prints TAP, killed after LIMIT

@@ -37,7 +37,9 @@ if [ -n "$commit" ]; then
 	echo
 fi
 
-awk '
+# tap_kind(), for the programs below
+tap_count=$(cat "$top/tests/tap-count.awk")
+awk "$tap_count"'
 function flush() {
 	if (kernel == "")
 		return
@@ -54,8 +56,10 @@ function flush() {
 # The header of a host suite ends the guest section before it.
 /^== / { flush(); next }
 kernel == "" { next }
-/^not ok/ { failed++ }
-/^ok [0-9]+/ { if (/# SKIP/) skipped++; else passed++ }
+{ kind = tap_kind() }
+kind == "fail" { failed++ }
+kind == "pass" { passed++ }
+kind == "skip" { skipped++ }
 /reads, .* VMAs, .* ranges checked/ {
 	sub(/^# /, ""); sub(/ \(.*/, ""); stress = $0
 }
@@ -117,12 +121,11 @@ fuzzed=$(grep -E '^ok [0-9]+ fuzz_(parse|cli):|^not ok [0-9]+ fuzz' "$log" |
 echo "${fuzzed:-- (no fuzzing in this log)}"
 echo
 for suite in unit-asan unit-valgrind; do
-	echo "Unit and CLI tests, $suite: $(awk -v s="== $suite" '
+	echo "Unit and CLI tests, $suite: $(awk -v s="== $suite" "$tap_count"'
 		$0 == s { on = 1; next }
 		/^== / { on = 0 }
-		on && /^ok / { if (/# SKIP/) k++; else n++ }
-		on && /^not ok/ { f++ }
-		END { printf "%d passed, %d failed, %d skipped", n, f, k }' "$log")."
+		on { c[tap_kind()]++ }
+		END { printf "%d passed, %d failed, %d skipped", c["pass"], c["fail"], c["skip"] }' "$log")."
 	echo
 done
 echo

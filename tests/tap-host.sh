@@ -1,22 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # Sourced by the host-side TAP scripts outside tests/unit (deb.sh,
-# dkms.sh): their result helpers and what dkms.conf says, written once.
-#
-# ok TEST, not_ok TEST [LOG]: the next result; not_ok adds LOG's last 40
-# lines as TAP comments and counts the failure in $failed.  $top is set.
+# dkms.sh): tests/tap.sh's results, and what dkms.conf says, written
+# once.  $top is set.
 
-n=0 failed=0
-ok() {
-	n=$((n + 1))
-	echo "ok $n $1"
-}
-not_ok() {
-	n=$((n + 1))
-	failed=$((failed + 1))
-	echo "not ok $n $1"
-	[ -n "${2:-}" ] && [ -f "$2" ] && tail -n 40 "$2" | sed 's/^/# /'
-	return 0
-}
+. "$top/tests/tap.sh"
 
 # dkms.conf is the one place the module's name and version are written.
 dkms_conf() {

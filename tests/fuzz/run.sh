@@ -29,6 +29,7 @@ regress=$top/tests/unit/fixtures/fuzz-regressions
 merge=
 [ "${1:-}" = --merge ] && merge=1
 
+. "$top/tests/tap.sh"
 mkdir -p "$build"
 cflags="-std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -g -O1
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
@@ -54,8 +55,8 @@ if ! probe; then
 	# happen, which is a failure of the run, not a feature the machine
 	# lacks.
 	probe || {
-		echo "1..1"
-		echo "not ok 1 fuzz: no libFuzzer runtime for $cc after installing clang-14 and libclang-rt-14-dev"
+		not_ok "fuzz: no libFuzzer runtime for $cc after installing clang-14 and libclang-rt-14-dev"
+		tap_done
 		exit 1
 	}
 fi
@@ -64,9 +65,7 @@ rm -f "$build/probe" "$build/probe.c"
 # Test 1 replays the saved crashes, when there are any; then the four
 # fuzzers.
 saved=$(find "$regress" -type f 2>/dev/null | sort)
-echo "1..$((${saved:+1} + 5))"
-status=0
-n=0
+tap_plan $((${saved:+1} + 5))
 
 # compile NAME EXTRA_FLAGS FILES...: $build/NAME from fuzz_parse.c (or
 # $src), or a "not ok" and false.
@@ -95,7 +94,6 @@ src=$top/tests/fuzz/fuzz_core.c compile fuzz_core "" "$top/userspace/core.c" ||
 
 # Replay the known crashes; libFuzzer runs file arguments once each.
 if [ -n "$saved" ]; then
-	n=$((n + 1))
 	bad=
 	for bin in ${parse_ok:+fuzz_parse} ${cli_ok:+fuzz_cli} \
 		${heap_ok:+fuzz_heap} ${perf_ok:+fuzz_perf} ${core_ok:+fuzz_core}; do
@@ -106,10 +104,9 @@ if [ -n "$saved" ]; then
 		bad="$bad $bin"
 	done
 	if [ -z "$bad" ]; then
-		echo "ok $n fuzz regressions: $(echo "$saved" | wc -l) inputs pass"
+		ok "fuzz regressions: $(echo "$saved" | wc -l) inputs pass"
 	else
-		echo "not ok $n fuzz regressions in ${regress#"$top"/} fail in$bad"
-		status=1
+		not_ok "fuzz regressions in ${regress#"$top"/} fail in$bad"
 	fi
 fi
 
@@ -118,7 +115,7 @@ fi
 # (default 4096) is the longest input tried: the binary formats need more
 # than the text (a real perf.data seed is 11.5 KiB, the core seeds 8 KiB).
 fuzz() {
-	n=$((n + 1)) name=$1 secs=$2 max_len=${3:-4096}
+	name=$1 secs=$2 max_len=${3:-4096}
 	work=$build/corpus-$name
 	art=$build/artifacts-$name
 	log=$build/fuzz-$name.log
@@ -141,17 +138,12 @@ fuzz() {
 	if [ -n "$found" ]; then
 		mkdir -p "$regress"
 		cp "$found" "$regress/"
-		grep -E 'ERROR|check failed|SUMMARY' "$log" | sed 's/^/# /' |
-			head -n 10
-		echo "not ok $n $name: $(basename "$found"), saved as" \
-			"${regress#"$top"/}/$(basename "$found")"
-		status=1
+		grep -E 'ERROR|check failed|SUMMARY' "$log" | diag | head -n 10
+		not_ok "$name: $(basename "$found"), saved as ${regress#"$top"/}/$(basename "$found")"
 	elif [ $rc -ne 0 ]; then
-		tail -n 20 "$log" | sed 's/^/# /'
-		echo "not ok $n $name exited $rc"
-		status=1
+		not_ok "$name exited $rc" "$log"
 	else
-		echo "ok $n $name: ${secs}s, ${runs:-?} runs, ${rate:-?} exec/s"
+		ok "$name: ${secs}s, ${runs:-?} runs, ${rate:-?} exec/s"
 	fi
 }
 
@@ -161,9 +153,7 @@ fuzz_built() {
 	if [ -n "$1" ]; then
 		fuzz "$2" "$3" "${5:-}"
 	else
-		n=$((n + 1))
-		echo "not ok $n $2 builds$4"
-		status=1
+		not_ok "$2 builds$4"
 	fi
 }
 
@@ -200,4 +190,4 @@ if [ -n "$merge" ]; then
 		"$(du -sk --apparent-size "$top/tests/fuzz/corpus" | cut -f1) KiB" \
 		"in tests/fuzz/corpus"
 fi
-exit $status
+tap_done

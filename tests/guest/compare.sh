@@ -5,10 +5,8 @@
 # byte-identical for quiescent processes (but for the vDSO's flags, which
 # other processes change; see lib.sh), once the kernel's text reads the
 # same before and after the module's.  TAP.
-n=0
-failed=0
-
 . /lib.sh
+. /tap.sh
 
 # kernel_text FILE OUT: FILE as the module would print it
 kernel_text() {
@@ -23,7 +21,6 @@ kernel_text() {
 # changed between its two reads, they are read again, the change shown
 # and counted, up to 5 times.
 compare() {
-	n=$((n + 1))
 	try=1
 	while :; do
 		kernel_text "$2" /tmp/kernel.txt
@@ -37,26 +34,24 @@ compare() {
 	done
 	if [ -s /tmp/kernel.txt ] && cmp -s /tmp/kernel.txt /tmp/kernel2.txt &&
 		cmp -s /tmp/kernel.txt /tmp/module.txt; then
-		echo "ok $n $1 # $(wc -l < /tmp/kernel.txt) lines"
+		ok "$1 # $(wc -l < /tmp/kernel.txt) lines"
 	else
-		failed=1
-		echo "not ok $n $1"
-		diff /tmp/kernel.txt /tmp/module.txt | head -n 20 | sed 's/^/# /'
+		not_ok "$1"
+		diff /tmp/kernel.txt /tmp/module.txt | head -n 20 | diag
 	fi
 }
 
 tests="test_identical_demo test_identical_sleep test_identical_init
 	test_identical_numa_demo test_identical_numa_sleep test_identical_numa_init"
-echo "TAP version 13"
-echo "1..6"
+tap_plan 6
 
 # Without the demo there is nothing to compare: each test fails.
 if ! start_demo /tmp/demo.pid; then
 	for t in $tests; do
-		n=$((n + 1))
-		echo "not ok $n $t"
+		not_ok "$t"
 	done
-	exit 1
+	tap_done
+	exit
 fi
 demo=$demo_pid
 sleep 1000 &
@@ -74,4 +69,4 @@ for target in demo:$demo sleep:$sleeper init:1; do
 done
 
 kill -9 "$demo" "$sleeper"
-exit $failed
+tap_done

@@ -16,37 +16,20 @@ set -u
 
 PMAPS=${PMAPS:-pmaps}
 TARGET=${CORE_TARGET:-/bin/core_target}
-n=0
-failed=0
-
-ok() {
-	n=$((n + 1))
-	echo "ok $n $1"
-}
-
-not_ok() {
-	n=$((n + 1))
-	failed=1
-	echo "not ok $n $1"
-}
-
-skip() {
-	n=$((n + 1))
-	echo "ok $n $1 # SKIP $2"
-}
+# The TAP library: /tap.sh in the guest, TAP_LIB (tests/tap.sh) on the
+# host.
+. "${TAP_LIB:-/tap.sh}"
 
 # The plan comes last: a run that stops early has none.
 finish() {
-	echo "1..$n"
-	exit $1
+	tap_done
+	exit
 }
 
 # COND; result NAME: a test that is the status of the commands before
 result() {
 	if [ $? = 0 ]; then ok "$1"; else not_ok "$1"; fi
 }
-
-echo "TAP version 13"
 
 dir=$(mktemp -d) || exit 1
 trap 'rm -rf "$dir"' EXIT
@@ -135,7 +118,7 @@ if [ -z "$why" ] && [ -n "$core" ]; then
 	rc_text=$?
 	[ "$rc" = 0 ] && [ "$rc_text" = 0 ] && [ ! -s "$dir/err" ]
 	result kernel_core_exit_0
-	sed 's/^/# /' "$dir/err"
+	diag "$dir/err"
 
 	head -n 1 "$dir/text" |
 		grep -qF ": core of pid $pid (core_target), signal 6 (SIGABRT), 1 thread"
@@ -194,7 +177,7 @@ gcore_tests="gcore_memfd_shared gcore_file"
 gcore_failed() {
 	for t in $gcore_tests; do not_ok "$t"; done
 	echo "# $1"
-	sed 's/^/# /' "$2"
+	diag "$2"
 }
 
 # The held target sets its coredump_filter, which only a kernel with
@@ -204,7 +187,7 @@ if [ ! -e /proc/self/coredump_filter ]; then
 	for t in $gcore_tests; do
 		skip "$t" "no /proc/self/coredump_filter: a kernel without CONFIG_COREDUMP"
 	done
-	finish $failed
+	finish
 fi
 # Where it can run, the held target is this suite's own: one that never
 # printed its layout is a failure, with gdb or without.
@@ -221,7 +204,7 @@ if [ "$(wc -l < "$dir/layout")" -lt 4 ]; then
 	kill -9 "$pid" 2> /dev/null
 	wait "$pid" 2> /dev/null
 	gcore_failed "core_target hold never printed its layout" "$dir/target.err"
-	finish 1
+	finish
 fi
 
 # What gcore needs of the machine: gdb, and permission to ptrace the target
@@ -233,7 +216,7 @@ if ! command -v gdb > /dev/null; then
 	wait "$pid" 2> /dev/null
 	for t in $gcore_tests; do not_ok "$t"; done
 	echo "# no gdb in the guest"
-	finish 1
+	finish
 fi
 gdb -q -batch -p "$pid" -ex "gcore $dir/gcore" > "$dir/gdb.log" 2>&1
 kill "$pid"
@@ -243,13 +226,13 @@ if [ ! -s "$dir/gcore" ]; then
 		for t in $gcore_tests; do
 			skip "$t" "gdb may not ptrace here: $(grep -m 1 'ptrace:' "$dir/gdb.log")"
 		done
-		finish $failed
+		finish
 	fi
 	gcore_failed "gcore wrote nothing" "$dir/gdb.log"
-	finish 1
+	finish
 fi
 "$PMAPS" core --tsv "$dir/gcore" > "$dir/gtsv" 2> "$dir/err"
-sed 's/^/# /' "$dir/err"
+diag "$dir/err"
 # gdb dumps what the kernel would, and it cannot leave out a memfd
 expect_row gcore_memfd_shared "$(row "$dir/gtsv" "$(addr memfd)")" \
 	$cols "rw-	00000000	data	memfd	$memfd_name"
@@ -265,4 +248,4 @@ case $got in
 	echo "# got '$got'" ;;
 esac
 
-finish $failed
+finish

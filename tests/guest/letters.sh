@@ -41,7 +41,7 @@ workload() {
 	sleep 1
 }
 
-echo "TAP version 13"
+. /tap.sh
 echo "# source: $(path PID)"
 gen=/sys/kernel/mm/lru_gen/enabled
 if [ -f $gen ]; then
@@ -66,5 +66,5 @@ su -s /bin/sh nobody -c "cat $(path self)" > /tmp/letters.nobody 2>&1
 awk -F'\t' 'NF >= 4 { lines++; pages += $2 } NF >= 4 && /\?/ { q++; qp += $2 }
 	END { printf "# uid 65534 reading its own cat: %d range lines, %d pages; %d lines, %d pages with ?\n", lines, pages, q, qp }' /tmp/letters.nobody
 head -n 8 /tmp/letters.nobody | sed 's/^/# nobody: /'
-echo "1..1"
-echo "ok 1 - letters measured"
+ok "letters measured"
+tap_done

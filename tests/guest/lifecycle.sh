@@ -2,19 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 # Module lifecycle tests, TAP.  Runs in the guest as root with the module
 # loaded from /pmaps_ext.ko and mounted on /proc/pmaps_ext.
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n $1"; }
-not_ok() { n=$((n + 1)); failed=1; echo "not ok $n $1"; }
-check() { name=$1; shift; if "$@"; then ok "$name"; else not_ok "$name"; fi; }
+. /tap.sh
 
 loaded() { grep -q '^pmaps_ext ' /proc/modules; }
 mounted() { grep -q ' /proc/pmaps_ext pmaps_ext ' /proc/mounts; }
 load() { insmod /pmaps_ext.ko && mount -t pmaps_ext pmaps_ext /proc/pmaps_ext; }
 unload() { umount /proc/pmaps_ext && rmmod pmaps_ext; }
 
-echo "TAP version 13"
-echo "1..7"
+tap_plan 7
 
 # The mount pins the module: rmmod must refuse while it is mounted.
 test_rmmod_refused_while_mounted() {
@@ -152,4 +147,4 @@ test_process_after_load() {
 }
 check test_process_after_load test_process_after_load
 
-exit $failed
+tap_done

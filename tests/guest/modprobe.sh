@@ -7,19 +7,7 @@
 # modprobe, dash, util-linux's mount and mountpoint, the packaged pmaps)
 # and their libraries.  The tests run chrooted there, so the rule runs
 # with Debian's programs, not busybox's.
-n=0
-failed=0
-check() {
-	name=$1
-	shift
-	n=$((n + 1))
-	if "$@"; then
-		echo "ok $n $name"
-	else
-		failed=1
-		echo "not ok $n $name"
-	fi
-}
+. /tap.sh
 
 # in_root CMD...: CMD in the Debian files, with root's PATH there.  CMD
 # needs its full path where busybox has an applet of that name: its chroot
@@ -27,19 +15,13 @@ check() {
 in_root() {
 	PATH=/usr/sbin:/usr/bin:/sbin:/bin chroot /deb "$@"
 }
-# diag [FILE]: FILE (or the input) as TAP comments, to say why a test
-# failed.
-diag() {
-	sed 's/^/# /' "$@"
-}
 loaded() { grep -q '^pmaps_ext ' /proc/modules; }
 # As the installed system sees it: its own /proc, on which the rule mounts.
 mounted() {
 	in_root /usr/bin/cat /proc/mounts | grep -q '^pmaps_ext /proc/pmaps_ext pmaps_ext '
 }
 
-echo "TAP version 13"
-echo "1..5"
+tap_plan 5
 
 mount -t proc proc /deb/proc
 mount -t sysfs sys /deb/sys
@@ -91,4 +73,4 @@ test_modprobe_r() {
 	! loaded || { echo "# still in /proc/modules"; return 1; }
 }
 check "modprobe -r pmaps_ext unmounts and unloads" test_modprobe_r
-exit $failed
+tap_done

@@ -3,41 +3,23 @@
 # pmaps over the module, in the guest, TAP: it must find the module (or a
 # patched kernel's /proc/PID/pmaps) by itself and show the same model as
 # the raw text.
-n=0
-failed=0
 # A test returns 0 (ok), 4 (skip, as kselftest's KSFT_SKIP, with
-# $skip_reason), or anything else (not ok).
-check() {
-	name=$1
-	shift
-	n=$((n + 1))
-	skip_reason=
-	"$@"
-	case $? in
-	0) echo "ok $n $name" ;;
-	4) echo "ok $n $name # SKIP $skip_reason" ;;
-	*)
-		failed=1
-		echo "not ok $n $name"
-		;;
-	esac
-}
+# $skip_reason), or anything else (not ok): tap.sh's check.
 
 tests="test_raw_is_module_text test_source_is_found test_tsv_is_same_model
 	test_summary_total_resident test_cgroup_three_processes"
 
 . /lib.sh
-
-echo "TAP version 13"
-echo "1..5"
+. /tap.sh
+tap_plan 5
 
 # Without a target there is nothing to test: each test fails.
 if ! start_demo /tmp/cli-demo.pid; then
 	for t in $tests; do
-		n=$((n + 1))
-		echo "not ok $n $t"
+		not_ok "$t"
 	done
-	exit 1
+	tap_done
+	exit
 fi
 pid=$demo_pid
 kill -STOP "$pid"
@@ -153,4 +135,4 @@ for t in $tests; do
 done
 
 kill -9 "$pid"
-exit $failed
+tap_done

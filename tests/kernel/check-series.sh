@@ -12,10 +12,7 @@ set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD:-$top/build}
 base=$("$top/tests/kernel/tree.sh") || exit 1
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n $1"; }
-not_ok() { n=$((n + 1)); failed=1; echo "not ok $n $1"; }
+. "$top/tests/tap.sh"
 
 # The directories of the series, in the order build.sh applies them.
 dirs="$top/patches $top/patches/pagemap-scan"
@@ -24,8 +21,7 @@ plan=1
 for d in $dirs; do
 	plan=$((plan + $(series_of "$d" | wc -l) * 2 + 3))
 done
-echo "TAP version 13"
-echo "1..$plan"
+tap_plan $plan
 
 # get_maintainer.pl names linux-kernel@vger.kernel.org (THE REST) for any
 # file at all: only what else it names tells that an entry covers one.
@@ -131,4 +127,4 @@ for d in $dirs; do
 	apply "test_patch_p1_in_series_order $name" "$d"
 done
 apply "test_patch_p1_both_series_in_order" $dirs
-exit $failed
+tap_done

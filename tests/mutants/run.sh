@@ -41,14 +41,14 @@ if [ -z "$kernels" ]; then
 		"$top/tests/kernels.sh" | grep -v -e '-rt-' | tail -n 1)"
 fi
 if [ -z "$(echo $kernels)" ]; then
-	st_not_ok "mutants_have_a_kernel"
+	not_ok "mutants_have_a_kernel"
 	echo "# tests/kernels.sh named no kernel: run tests/deps.sh"
-	st_done
+	tap_done
 	exit 1
 fi
 if ! st_copy "$tree"; then
-	st_not_ok "mutants_copy_the_tree"
-	st_done
+	not_ok "mutants_copy_the_tree"
+	tap_done
 	exit 1
 fi
 
@@ -97,7 +97,7 @@ while IFS="$tab" read -r name mset suites file expr; do
 		# a fresh mtime, so that make rebuilds what the last mutant built
 		cp "$top/$file" "$tree/$file"
 		if ! st_sed "$tree" "$file" "$expr"; then
-			st_not_ok "mutant_${name}_applies [$kn]"
+			not_ok "mutant_${name}_applies [$kn]"
 			continue
 		fi
 		case $suites in
@@ -110,21 +110,21 @@ while IFS="$tab" read -r name mset suites file expr; do
 		case $by in
 		*"does not build"*|*"building"*"failed"*)
 			# a mutant that does not build proves nothing
-			st_not_ok "mutant_${name}_killed [$kn]"
+			not_ok "mutant_${name}_killed [$kn]"
 			echo "# $name does not build: $by"
 			;;
 		"")
 			if [ $status -ne 0 ]; then
-				st_not_ok "mutant_${name}_killed [$kn]"
+				not_ok "mutant_${name}_killed [$kn]"
 				echo "# $name: the suites exited $status without a failing test; see $log"
 			else
-				st_not_ok "mutant_${name}_killed [$kn]"
+				not_ok "mutant_${name}_killed [$kn]"
 				echo "# $name lives: $file with '$expr' passed $suites"
 			fi
 			;;
 		*)
 			killed=$((killed + 1))
-			st_ok "mutant_${name}_killed [$kn]"
+			ok "mutant_${name}_killed [$kn]"
 			echo "# killed by: $(echo "$by" | cut -c1-150)"
 			;;
 		esac
@@ -132,4 +132,4 @@ while IFS="$tab" read -r name mset suites file expr; do
 done < "$top/tests/mutants/mutants.txt"
 
 echo "# mutants: $killed killed of $nr"
-st_done
+tap_done

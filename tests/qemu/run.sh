@@ -112,7 +112,7 @@ pack_initramfs() {
 	mkdir -p "$root/bin" "$root/proc" "$root/sys" "$root/dev" "$root/tmp"
 	cp /bin/busybox "$root/bin/"
 	cp "$top/tests/qemu/init" "$root/init"
-	cp "$top"/tests/guest/*.sh "$root/"
+	cp "$top"/tests/guest/*.sh "$top/tests/tap.sh" "$root/"
 	if [ "$mode" = modprobe ]; then
 		cp -a "$GUEST_ROOT" "$root/deb"
 	else
@@ -166,7 +166,6 @@ extra_cmdline=" damon_stat.enabled=N"
 [ "$mode" = bench ] && extra_cmdline="$extra_cmdline tsc=reliable"
 
 passed=0 failed=0 skipped=0 retried=0
-count() { grep -cE "$1" "$2"; }
 for spec in $kernels; do
 	case $spec in
 	*:*:*)
@@ -205,10 +204,9 @@ for spec in $kernels; do
 		!/^pmaps-guest: done/' "$result" > "$result.named"
 	mv "$result.named" "$result"
 	[ "$mode" = bench ] || cat "$result"
-	p=$(grep -E '^ok [0-9]+' "$result" | grep -vc '# SKIP')
-	s=$(grep -E '^ok [0-9]+' "$result" | grep -c '# SKIP')
-	f=$(count '^not ok( |$)' "$result")
-	r=$(count '^# retried: ' "$result")
+	read -r p f s r <<-EOF
+	$(awk -v main=1 -f "$top/tests/tap-count.awk" "$result")
+	EOF
 	bad=$(grep -aE 'BUG:|WARNING:|Oops|soft lockup|Kernel panic|Call Trace|detected stalls|blocked for more than' "$console" | head -5)
 	if [ -n "$bad" ]; then
 		echo "not ok - $rel: the console shows a kernel problem"

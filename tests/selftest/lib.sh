@@ -12,10 +12,9 @@
 #                          longer applies fails instead of proving nothing
 #   caught NAME LOG ERE    ok NAME when LOG has a line matching ERE, else
 #                          not ok with LOG's tail
-#   st_done                the plan; false when a self-test failed
+#   ok, not_ok, tap_done   the results and the plan (tests/tap.sh)
 
-st_nr=0 st_failed=0
-echo "TAP version 13"
+. "$top/tests/tap.sh"
 
 st_copy() {
 	rm -rf "$1" && mkdir -p "$1" &&
@@ -32,28 +31,13 @@ st_sed() {
 	return $st_changed
 }
 
-st_ok() {
-	st_nr=$((st_nr + 1))
-	echo "ok $st_nr $1"
-}
-
-st_not_ok() {
-	st_nr=$((st_nr + 1))
-	st_failed=$((st_failed + 1))
-	echo "not ok $st_nr $1"
-}
-
 caught() {
 	if [ -f "$2" ] && grep -qE -- "$3" "$2"; then
-		st_ok "$1"
+		ok "$1"
 	else
-		st_not_ok "$1"
+		not_ok "$1"
 		echo "# expected a line matching: $3"
 		[ -f "$2" ] && tail -n 15 "$2" | sed 's/^/#   /'
 	fi
 }
 
-st_done() {
-	echo "1..$st_nr"
-	[ "$st_failed" = 0 ]
-}

@@ -22,9 +22,9 @@ work=${BUILD:-$top/build}/selftest-guest
 
 rel=$("$top/tests/kernels.sh" bookworm | sed -n 2p)
 if [ -z "$rel" ] || ! command -v qemu-system-x86_64 > /dev/null; then
-	st_not_ok "guest_selftest_has_a_kernel_and_qemu"
+	not_ok "guest_selftest_has_a_kernel_and_qemu"
 	echo "# no bookworm 6.12 kernel or no QEMU: run tests/deps.sh"
-	st_done
+	tap_done
 	exit 1
 fi
 echo "# kernel $rel"
@@ -80,4 +80,4 @@ caught wss_fails_without_the_module "$log" \
 caught oracle_fails_without_the_module "$log" \
 	"^not ok [0-9]+ test_oracle_self \\[$rel_re /bin/oracle\\]$"
 
-st_done
+tap_done

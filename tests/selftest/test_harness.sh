@@ -180,4 +180,4 @@ PATH=$work/nofuzz:$PATH BUILD=$work/build run nofuzz 120 \
 caught missing_fuzzer_runtime_fails "$work/nofuzz.log" \
 	'^not ok 1 fuzz: no libFuzzer runtime'
 
-st_done
+tap_done

@@ -210,4 +210,4 @@ caught missing_tool_skips_elsewhere "$work/core-elsewhere.log" \
 	'^ok [0-9]+ good_json_parses # SKIP no python3$'
 unbreak tests/unit/test_core.sh
 
-st_done
+tap_done

@@ -1,15 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# The common set-up and the TAP helpers of every shell test here, sourced
-# first thing once $here is set; sourcing prints the TAP header.
-# ok/not_ok/skip print a result, run captures a command's stdout, stderr and status, expect and
+# The common set-up of every shell test here, sourced first thing once
+# $here is set: tests/tap.sh's results (ok, not_ok, skip, check, diag,
+# tap_done; sourcing prints the TAP header), and what the unit tests add
+# to them.  run captures a command's stdout, stderr and status, expect and
 # expect_text compare them exactly, result turns the status of the
-# commands before it into a result, tap_done prints the plan and returns
-# failure if any test failed, spawn_target starts a test's target process,
-# alive and wait_gone tell whether a child runs and wait a bounded time for
-# it to end, kill_all kills and reaps children, wait_for_line waits a bounded time for a line in a file, lacks reports tests whose tool is missing, on_tty and have_tty
-# run a command on a pseudo-terminal.  $slow scales poll bounds.
-# $esc is the escape character, for the tests of coloured output.
+# commands before it into a result, spawn_target starts a test's target
+# process, alive and wait_gone tell whether a child runs and wait a
+# bounded time for it to end, kill_all kills and reaps children,
+# wait_for_line waits a bounded time for a line in a file, lacks reports
+# tests whose tool is missing, on_tty and have_tty run a command on a
+# pseudo-terminal.  $slow scales poll bounds.  $esc is the escape
+# character, for the tests of coloured output.
 
 # The set-up every test shares, from $here (the test's directory): $top,
 # the fixtures ($fix) and golden files ($golden), PMAPS (built here unless
@@ -29,27 +31,9 @@ tmp=$(mktemp -d)
 slow=1
 grep -qs valgrind "$PMAPS" && slow=10
 
-nr=0
-failed=0
 esc=$(printf '\033')
 
-echo "TAP version 13"
-
-ok() {
-	nr=$((nr + 1))
-	echo "ok $nr $1"
-}
-
-not_ok() {
-	nr=$((nr + 1))
-	failed=$((failed + 1))
-	echo "not ok $nr $1"
-}
-
-skip() {
-	nr=$((nr + 1))
-	echo "ok $nr $1 # SKIP $2"
-}
+. "$top/tests/tap.sh"
 
 # on_tty CMD: the shell command CMD with a pseudo-terminal as its stdout
 # (script(1)), its output in $tmp/out.
@@ -86,10 +70,6 @@ lacks() {
 			skip "$lacks_test" "no $lacks_tool"
 		fi
 	done
-}
-
-diag() {
-	sed 's/^/# /' "$@"
 }
 
 # run CMD...: stdout, stderr and status into $tmp/out, $tmp/err, $rc
@@ -138,11 +118,6 @@ result() {
 			diag "$tmp/out" "$tmp/err" | head -40
 		fi
 	fi
-}
-
-tap_done() {
-	echo "1..$nr"
-	[ "$failed" = 0 ]
 }
 
 # spawn_target PROG TRIES STEP [ARG...]: build $tmp/target.c as $tmp/PROG,

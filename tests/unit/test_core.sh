@@ -209,23 +209,10 @@ result help_lists_options_and_kinds
 cd "$tmp" || exit 1
 if ${CC:-cc} -O2 -o "$tmp/core_target" "$top/tests/guest/core_target.c" \
 	2> "$tmp/err"; then
-	PMAPS=$PMAPS CORE_TARGET=$tmp/core_target \
+	PMAPS=$PMAPS CORE_TARGET=$tmp/core_target TAP_LIB=$top/tests/tap.sh \
 		sh "$top/tests/guest/core.sh" > "$tmp/real" 2>&1
-	# its tests become ours, renumbered; its plan and comments pass
-	while IFS= read -r line; do
-		case $line in
-		"ok "*)
-			ok "${line#ok [0-9]* }" ;;
-		"not ok "*)
-			not_ok "${line#not ok [0-9]* }" ;;
-		"TAP version"* | 1..*)
-			;;
-		"#"*)
-			echo "$line" ;;
-		*)
-			echo "# $line" ;;
-		esac
-	done < "$tmp/real"
+	# its tests become ours, renumbered
+	tap_adopt "$tmp/real"
 	grep -q '^1\.\.' "$tmp/real" || {
 		not_ok real_cores_finished
 		echo "# tests/guest/core.sh ended before its plan"
