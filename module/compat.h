@@ -152,6 +152,53 @@ static inline int pmaps_page_mapcount(struct folio *folio, struct page *page)
 #endif
 
 /*
+ * Whether every page of @folio, which a pmd maps whole here, has the same
+ * pmaps_page_mapcount(), and pmaps_page_mapped_exclusively() too, so that
+ * one page answers for all 512 (a hugetlb folio, only ever mapped whole,
+ * always does).
+ *
+ * Under CONFIG_NO_PAGE_MAPCOUNT (v6.15, above) the count is the folio's,
+ * whatever the page.  With per-page counts, a page's count is its own
+ * _mapcount (the ptes that map it) plus the folio's entire mapcount (the
+ * pmds), and v6.11, "mm: track mapcount of large folios in single value",
+ * keeps _large_mapcount, the sum of all of them: __folio_add_rmap() and
+ * __folio_remove_rmap() change it with every pmd and with every pte, and
+ * a pmd changes no page's _mapcount.  When that sum is the entire
+ * mapcount alone, no pte maps any page of the folio, and every page's
+ * count is the entire mapcount.  The two reads are not one atomic
+ * snapshot, as the 512 reads of the pages are not either.
+ *
+ * Before v6.11 there is no such sum (and on v6.1 a file THP's pmd mapping
+ * is counted in each page's _mapcount), so each page is read.
+ */
+#ifdef CONFIG_NO_PAGE_MAPCOUNT
+static inline bool pmaps_pmd_folio_mapcount_uniform(struct folio *folio)
+{
+	return true;
+}
+#elif defined(HAVE_FOLIO_LARGE_MAPCOUNT)
+static inline bool pmaps_pmd_folio_mapcount_uniform(struct folio *folio)
+{
+	return folio_large_mapcount(folio) == folio_entire_mapcount(folio);
+}
+#else
+static inline bool pmaps_pmd_folio_mapcount_uniform(struct folio *folio)
+{
+	return false;
+}
+#endif
+
+/*
+ * The same for pages of a large folio mapped by ptes: only where no
+ * per-page count is kept (CONFIG_NO_PAGE_MAPCOUNT, v6.15); else each
+ * page's _mapcount counts the ptes that map that page, in every process.
+ */
+static inline bool pmaps_pte_folio_mapcount_uniform(struct folio *folio)
+{
+	return IS_ENABLED(CONFIG_NO_PAGE_MAPCOUNT);
+}
+
+/*
  * Whether pagemap sets PM_MMAP_EXCLUSIVE for @page, as
  * __folio_page_mapped_exclusively() in fs/proc/task_mmu.c decides it: the
  * page's precise mapcount is 1 or, under CONFIG_NO_PAGE_MAPCOUNT (v6.15,

@@ -20,12 +20,37 @@ bool pmaps_may_see_page_cache(const struct file *reader,
 extern const struct file_operations pmaps_file_operations;
 extern const struct file_operations pmaps_numa_file_operations;
 
+/* walk.c: a run of pages that will become one range line. */
+struct pmaps_range {
+	unsigned long start;		/* address of its first page */
+	unsigned long index;		/* INDEX of that page, when read */
+	unsigned long nr_pages;		/* 0: nothing pending */
+	unsigned int flags;		/* letters, withheld letters, AGE */
+	int mapcount;			/* or withheld */
+	/* PMAPS_FIELDS_NUMA only, else 0 so that they never split a range: */
+	int node;			/* folio_nid() */
+	unsigned long kb;		/* folio_size() in KiB, or withheld */
+};
+
 /*
  * walk.c: print the range lines of @vma from @addr on.  Stops early once a
  * record holds PMAPS_LINES_PER_RECORD lines, so every record is small, and
  * returns where the next record starts (vma->vm_end when done).
+ *
+ * It also stops, at the end of a page table, once it has walked *@budget
+ * pages (then 0), which bounds the work done under one hold of the lock
+ * even where one line covers a whole VMA.  The line still being gathered
+ * is then not printed: it is left in *@pending, for the next record to
+ * go on with.  *@pending holds, on entry, what the record before left
+ * (nr_pages 0: nothing), and on return what this one leaves.
  */
 #define PMAPS_LINES_PER_RECORD	32
+/*
+ * The pages walked under one hold of the lock.  64 MiB: under a
+ * millisecond for 4 KiB pages, and at most 32 pmd-mapped THPs, so that
+ * the drop and retake stays a small part of the walk of THPs too.
+ */
+#define PMAPS_PAGES_PER_LOCK	(64UL << (20 - PAGE_SHIFT))
 /*
  * @withhold: whose shared state is withheld from a reader who may not read
  * /proc/kpageflags: PMAPS_WITHHOLD_PAGE_CACHE, the VMA's page-cache pages
@@ -37,7 +62,11 @@ extern const struct file_operations pmaps_numa_file_operations;
 #define PMAPS_FIELDS_NUMA	BIT(0)	/* NODE and KB (/proc/pmaps_ext/numa) */
 unsigned long pmaps_show_ranges(struct seq_file *m, struct vm_area_struct *vma,
 				unsigned long addr, unsigned int withhold,
-				unsigned int fields);
+				unsigned int fields, struct pmaps_range *pending,
+				unsigned long *budget);
+/* Print @range, a line pmaps_show_ranges() left pending, as it is. */
+void pmaps_show_range(struct seq_file *m, const struct pmaps_range *range,
+		      unsigned int fields);
 
 /* fs.c: the filesystem mounted on /proc/pmaps_ext. */
 int pmaps_fs_register(void);

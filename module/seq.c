@@ -9,6 +9,12 @@
  * on.  Each record prints one header, or at most PMAPS_LINES_PER_RECORD
  * range lines (after the header again, if the VMA changed since it was
  * printed), so a file needs a bounded buffer however large the VMA.
+ *
+ * The lock is dropped and taken again between records once the walk has
+ * gone through PMAPS_PAGES_PER_LOCK pages, and a record stops at a page
+ * table boundary when it has: a VMA of one long range line is walked in
+ * many records, each leaving the line it gathers to the next, so that the
+ * text is the same as if read under one hold.
  */
 #include <linux/maple_tree.h>
 #include <linux/mm.h>
@@ -53,6 +59,16 @@ struct pmaps_file {
 	bool ranges;			/* range lines, else the VMA header */
 	bool header_first;		/* a range record that reprints it */
 	unsigned long resume;		/* where the record after it starts */
+	bool carried;			/* it starts with pending, below */
+	struct pmaps_range left;	/* the range line it leaves pending */
+	/*
+	 * The range line the last record kept left pending, for the record
+	 * at pending_pos: set by ->next, so that a record retried for want
+	 * of room starts with it again.
+	 */
+	struct pmaps_range pending;
+	loff_t pending_pos;
+	unsigned long budget;		/* pages left to walk under the lock */
 	/* The last header whose record was kept, set by ->next: */
 	struct pmaps_header shown;
 	/*
@@ -145,7 +161,11 @@ static struct vm_area_struct *pmaps_find_vma(struct pmaps_file *pf,
 	return find_vma(pf->mm, addr);
 }
 
-/* Look up and lock the record at *pos; NULL past the last VMA. */
+/*
+ * Look up and lock the record at *pos; NULL past the last VMA, unless a
+ * range line is left pending there: then a record of that line alone,
+ * with no VMA.
+ */
 static void *pmaps_record(struct pmaps_file *pf, loff_t *pos)
 {
 	unsigned long addr = *pos & PAGE_MASK;
@@ -153,11 +173,15 @@ static void *pmaps_record(struct pmaps_file *pf, loff_t *pos)
 
 	if (IS_ERR(vma))
 		return vma;
+	pf->carried = pf->pending.nr_pages && pf->pending_pos == *pos;
+	pf->left.nr_pages = 0;
+	pf->vma = vma;
 	if (!vma) {
+		if (pf->carried)
+			return pf;
 		*pos = PMAPS_POS_EOF;
 		return NULL;
 	}
-	pf->vma = vma;
 	/* The VMA may have moved since the position was made; never go back. */
 	pf->addr = max(addr, vma->vm_start);
 	pf->ranges = (*pos & PMAPS_POS_RANGES) && addr >= vma->vm_start;
@@ -185,17 +209,42 @@ static void *pmaps_start(struct seq_file *m, loff_t *pos)
 	if (*pos == PMAPS_POS_EOF || !mm || !mmget_not_zero(mm))
 		return NULL;
 	pf->lock = PMAPS_MM_USERS;
+	pf->budget = PMAPS_PAGES_PER_LOCK;
 	return pmaps_record(pf, pos);
+}
+
+/* Release the record's lock, keeping the mm_users reference. */
+static void pmaps_unlock(struct pmaps_file *pf)
+{
+	switch (pf->lock) {
+	case PMAPS_VMA_LOCKED:
+		pmaps_vma_unlock(pf->vma);
+		break;
+	case PMAPS_MMAP_LOCKED:
+		mmap_read_unlock(pf->mm);
+		break;
+	default:
+		return;
+	}
+	pf->lock = PMAPS_MM_USERS;
+	pf->page_cache_vma = NULL;
 }
 
 static void *pmaps_next(struct seq_file *m, void *v, loff_t *pos)
 {
 	struct pmaps_file *pf = m->private;
 
+	/* A record of a pending line alone was the last. */
+	if (!pf->vma) {
+		pf->pending.nr_pages = 0;
+		*pos = PMAPS_POS_EOF;
+		return NULL;
+	}
 	/*
 	 * seq_file calls ->next only for a record whose output it kept, so
-	 * this is where a printed header counts as shown; a record rolled
-	 * back for want of room prints it again when it is retried.
+	 * this is where a printed header counts as shown, and the line the
+	 * record left pending goes to the next; a record rolled back for
+	 * want of room is retried with what it had.
 	 */
 	if (!pf->ranges || pf->header_first)
 		pmaps_header_of(&pf->shown, pf->vma);
@@ -205,6 +254,22 @@ static void *pmaps_next(struct seq_file *m, void *v, loff_t *pos)
 		*pos = pf->resume | PMAPS_POS_RANGES;
 	else
 		*pos = pf->vma->vm_end;
+	pf->pending = pf->left;
+	pf->pending_pos = *pos;
+	/*
+	 * The walk spent the pages of this hold: let whoever waits for the
+	 * lock have it.  An mmap lock nobody waits for is kept, as
+	 * smaps_rollup keeps it unless mmap_lock_is_contended(); a VMA lock
+	 * does not tell.
+	 */
+	if (!pf->budget) {
+		if (pf->lock != PMAPS_MMAP_LOCKED ||
+		    mmap_lock_is_contended(pf->mm)) {
+			pmaps_unlock(pf);
+			cond_resched();
+		}
+		pf->budget = PMAPS_PAGES_PER_LOCK;
+	}
 	return pmaps_record(pf, pos);
 }
 
@@ -212,20 +277,10 @@ static void pmaps_stop(struct seq_file *m, void *v)
 {
 	struct pmaps_file *pf = m->private;
 
-	switch (pf->lock) {
-	case PMAPS_UNLOCKED:
+	if (pf->lock == PMAPS_UNLOCKED)
 		return;
-	case PMAPS_VMA_LOCKED:
-		pmaps_vma_unlock(pf->vma);
-		break;
-	case PMAPS_MMAP_LOCKED:
-		mmap_read_unlock(pf->mm);
-		break;
-	case PMAPS_MM_USERS:
-		break;
-	}
+	pmaps_unlock(pf);
 	pf->lock = PMAPS_UNLOCKED;
-	pf->page_cache_vma = NULL;
 	mmput(pf->mm);
 }
 
@@ -316,12 +371,26 @@ static int pmaps_show(struct seq_file *m, void *v)
 {
 	struct pmaps_file *pf = m->private;
 
+	/*
+	 * The line left pending goes on in this record's walk where that
+	 * continues it; anywhere else it is printed as it is, under the
+	 * header it was gathered under.
+	 */
+	if (pf->carried) {
+		if (pf->vma && pf->ranges && !pf->header_first)
+			pf->left = pf->pending;
+		else
+			pmaps_show_range(m, &pf->pending, pf->fields);
+	}
+	if (!pf->vma)
+		return 0;
 	if (!pf->ranges || pf->header_first)
 		pmaps_show_header(m, pf->vma);
 	if (pf->ranges)
 		pf->resume = pmaps_show_ranges(m, pf->vma, pf->addr,
 					       pmaps_withhold(m, pf),
-					       pf->fields);
+					       pf->fields, &pf->left,
+					       &pf->budget);
 	return 0;
 }
 

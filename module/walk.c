@@ -82,16 +82,11 @@ static const char pmaps_flag_letters[PMAPS_NR_FLAGS] = {
 #define PMAPS_AGE_OF(flags)	\
 	((int)(((flags) & PMAPS_AGE_MASK) >> PMAPS_AGE_SHIFT) - 1)
 
-/* A run of pages that will become one range line. */
-struct pmaps_range {
-	unsigned long start;		/* address of its first page */
-	unsigned long nr_pages;		/* 0: nothing pending */
-	unsigned int flags;		/* BIT(PMAPS_F_*), PMAPS_WITHHELD(), PMAPS_AGE() */
-	int mapcount;			/* or PMAPS_MAPCOUNT_WITHHELD */
-	/* PMAPS_FIELDS_NUMA only, else 0 so that they never split a range: */
-	int node;			/* folio_nid() */
-	unsigned long kb;		/* folio_size() in KiB, or withheld */
-};
+/*
+ * struct pmaps_range (pmaps_ext.h): flags holds BIT(PMAPS_F_*),
+ * PMAPS_WITHHELD() and PMAPS_AGE(); mapcount may be PMAPS_MAPCOUNT_WITHHELD
+ * and kb PMAPS_KB_WITHHELD.
+ */
 
 struct pmaps_walk {
 	struct seq_file *m;
@@ -100,7 +95,9 @@ struct pmaps_walk {
 	bool numa;			/* print NODE, KB and AGE too */
 	struct pmaps_range range;
 	unsigned int lines;		/* range lines this record printed */
+	unsigned long budget;		/* pages left to walk under the lock */
 	unsigned long resume;		/* where the next record starts */
+	bool pending;			/* stopped for the budget: range pends */
 };
 
 /* What a step of the walk asks its caller to do. */
@@ -142,16 +139,16 @@ static char *pmaps_put_dec(char *end, unsigned long long v)
  * of a big text, and one call per field costs more than the formatting
  * itself.
  */
-static void pmaps_print_range(struct pmaps_walk *walk)
+void pmaps_show_range(struct seq_file *m, const struct pmaps_range *range,
+		      unsigned int fields)
 {
-	const struct pmaps_range *range = &walk->range;
 	/* six 20-digit numbers, a sign, the letters and seven separators */
 	char line[6 * 20 + 1 + PMAPS_NR_FLAGS + 7];
 	char *end = line + sizeof(line), *p = end;
 	int bit, age;
 
 	*--p = '\n';
-	if (walk->numa) {
+	if (fields & PMAPS_FIELDS_NUMA) {
 		age = PMAPS_AGE_OF(range->flags);
 		if (age < 0)
 			*--p = '?';
@@ -187,8 +184,8 @@ static void pmaps_print_range(struct pmaps_walk *walk)
 	*--p = '\t';
 	p = pmaps_put_dec(p, range->nr_pages);
 	*--p = '\t';
-	p = pmaps_put_dec(p, pmaps_page_index(walk->vma, range->start));
-	seq_write(walk->m, p, end - p);
+	p = pmaps_put_dec(p, range->index);
+	seq_write(m, p, end - p);
 }
 
 /*
@@ -200,7 +197,8 @@ static bool pmaps_end_range(struct pmaps_walk *walk, unsigned long addr)
 {
 	if (!walk->range.nr_pages)
 		return true;
-	pmaps_print_range(walk);
+	pmaps_show_range(walk->m, &walk->range,
+			 walk->numa ? PMAPS_FIELDS_NUMA : 0);
 	walk->range.nr_pages = 0;
 	if (++walk->lines < PMAPS_LINES_PER_RECORD)
 		return true;
@@ -257,6 +255,7 @@ static bool pmaps_add_pages(struct pmaps_walk *walk, unsigned long addr,
 	if (!pmaps_end_range(walk, addr))
 		return false;
 	range->start = addr;
+	range->index = pmaps_page_index(walk->vma, addr);
 	range->nr_pages = nr;
 	range->flags = flags;
 	range->mapcount = mapcount;
@@ -265,16 +264,34 @@ static bool pmaps_add_pages(struct pmaps_walk *walk, unsigned long addr,
 	return true;
 }
 
-static bool pmaps_add_page(struct pmaps_walk *walk, unsigned long addr,
-			   struct folio *folio, unsigned int flags,
-			   int mapcount)
-{
-	return pmaps_add_pages(walk, addr, 1, folio, flags, mapcount);
-}
-
 static enum pmaps_step pmaps_hole(struct pmaps_walk *walk, unsigned long addr)
 {
 	return pmaps_end_range(walk, addr) ? PMAPS_CONTINUE : PMAPS_RECORD_FULL;
+}
+
+/*
+ * The walk went through the populated table entry that maps [@addr,
+ * @next).  Returns true when that spent the pages of this hold of the
+ * lock: the record then stops at @next, a table boundary, and the range
+ * pending there is left to the next record instead of being printed, so
+ * the lines are the same whether or not the lock was dropped between.
+ * Empty entries cost next to nothing and are not counted.
+ */
+static bool pmaps_spend(struct pmaps_walk *walk, unsigned long addr,
+			unsigned long next)
+{
+	unsigned long nr = (next - addr) >> PAGE_SHIFT;
+
+	if (walk->budget > nr) {
+		walk->budget -= nr;
+		return false;
+	}
+	walk->budget = 0;
+	if (next == walk->vma->vm_end)
+		return false;
+	walk->resume = next;
+	walk->pending = true;
+	return true;
 }
 
 #ifdef CONFIG_LRU_GEN
@@ -404,19 +421,69 @@ static struct page *pmaps_normal_page(struct vm_area_struct *vma, pte_t pte)
 }
 
 /*
- * How many entries, of the at most @max from @table on, are zero.  A
- * sparse VMA's tables are mostly zero (pte_none(), pmd_none()), and
- * memchr_inv() skips them a word at a time instead of entry by entry;
- * an entry that is not zero is then read properly by the caller.
+ * The pages of @folio that the ptes from @ptep on map in order, @page (the
+ * page of @pte, the first) included, with at most @max ptes: as
+ * folio_pte_batch() finds them for fork and zap, each pte read with
+ * ptep_get().  The pages are read together, the folio's state once.
+ * Returns how many were added; *@more is false when the record filled up
+ * on the next one.
  */
-static unsigned long pmaps_zero_entries(const void *table, unsigned long max,
-					size_t entry_size)
+static unsigned long pmaps_walk_folio_ptes(struct pmaps_walk *walk,
+					   pte_t *ptep, pte_t pte,
+					   unsigned long addr, unsigned long max,
+					   struct folio *folio,
+					   struct page *page, bool *more)
 {
-	const char *nonzero = memchr_inv(table, 0, max * entry_size);
+	unsigned int folio_flags = pmaps_folio_flags(walk, folio), flags;
+	unsigned long pfn = pte_pfn(pte), nr = 0, run = 0, run_addr = addr;
+	unsigned long idx = folio_page_idx(folio, page);
+	unsigned int run_flags = 0;
+	int mapcount = 0, run_mapcount = 0;
+	bool uniform;
 
-	if (!nonzero)
-		return max;
-	return (nonzero - (const char *)table) / entry_size;
+	max = min(max, folio_nr_pages(folio) - idx);
+	uniform = max > 1 && pmaps_pte_folio_mapcount_uniform(folio);
+	if (uniform)
+		mapcount = pmaps_mapcount(walk, folio, page);
+
+	*more = true;
+	for (;;) {
+		flags = folio_flags;
+		if (pte_young(pte))
+			flags |= BIT(PMAPS_F_YOUNG);
+		if (pte_dirty(pte))
+			flags |= BIT(PMAPS_F_PTE_DIRTY);
+		if (!uniform)
+			mapcount = pmaps_mapcount(walk, folio,
+						  folio_page(folio, idx + nr));
+		/* Alike pages go to the range in one step. */
+		if (run && (flags != run_flags || mapcount != run_mapcount)) {
+			if (!pmaps_add_pages(walk, run_addr, run, folio,
+					     run_flags, run_mapcount)) {
+				*more = false;
+				return nr - run;
+			}
+			run = 0;
+		}
+		if (!run) {
+			run_addr = addr + (nr << PAGE_SHIFT);
+			run_flags = flags;
+			run_mapcount = mapcount;
+		}
+		run++;
+		if (++nr == max)
+			break;
+		pte = ptep_get(ptep + nr);
+		if (!pte_present(pte) || pte_special(pte) ||
+		    pte_pfn(pte) != pfn + nr)
+			break;
+	}
+	if (!pmaps_add_pages(walk, run_addr, run, folio, run_flags,
+			     run_mapcount)) {
+		*more = false;
+		return nr - run;
+	}
+	return nr;
 }
 
 /*
@@ -456,49 +523,30 @@ static enum pmaps_step pmaps_walk_ptes(struct pmaps_walk *walk, pmd_t *pmdp,
 	ptep = pte_offset_kernel(&pmd, addr);
 	while (addr != end) {
 		pte_t pte = ptep_get(ptep);
-		struct page *page;
-		struct folio *folio;
-		unsigned int flags;
+		struct page *page = NULL;
 		bool more;
 
-		if (pte_none(pte)) {
-			/*
-			 * No pte is populated without the lock held here.  A
-			 * lone hole (every other page mapped) is not worth a
-			 * scan; a run of them is.
-			 */
-			nr = 1;
-			if (addr + PAGE_SIZE != end && pte_none(ptep_get(ptep + 1)))
-				nr += pmaps_zero_entries(ptep + 1,
-							 ((end - addr) >> PAGE_SHIFT) - 1,
-							 sizeof(*ptep));
-			if (!pmaps_end_range(walk, addr)) {
-				step = PMAPS_RECORD_FULL;
-				break;
-			}
-			addr += nr << PAGE_SHIFT;
-			ptep += nr;
-			continue;
-		}
-		page = pmaps_normal_page(walk->vma, pte);
-		if (!page) {
-			more = pmaps_end_range(walk, addr);
+		nr = 1;
+		if (!pte_none(pte))
+			page = pmaps_normal_page(walk->vma, pte);
+		if (page) {
+			nr = pmaps_walk_folio_ptes(walk, ptep, pte, addr,
+						   (end - addr) >> PAGE_SHIFT,
+						   page_folio(page), page,
+						   &more);
 		} else {
-			folio = page_folio(page);
-			flags = pmaps_folio_flags(walk, folio);
-			if (pte_young(pte))
-				flags |= BIT(PMAPS_F_YOUNG);
-			if (pte_dirty(pte))
-				flags |= BIT(PMAPS_F_PTE_DIRTY);
-			more = pmaps_add_page(walk, addr, folio, flags,
-					      pmaps_mapcount(walk, folio, page));
+			/* No pte is populated without the lock held here. */
+			while (pte_none(pte) && addr + (nr << PAGE_SHIFT) != end &&
+			       pte_none(ptep_get(ptep + nr)))
+				nr++;
+			more = pmaps_end_range(walk, addr);
 		}
 		if (!more) {
 			step = PMAPS_RECORD_FULL;
 			break;
 		}
-		addr += PAGE_SIZE;
-		ptep++;
+		addr += nr << PAGE_SHIFT;
+		ptep += nr;
 	}
 unlock:
 	spin_unlock(ptl);
@@ -551,11 +599,20 @@ static enum pmaps_step pmaps_walk_huge_pmd(struct pmaps_walk *walk,
 	if (pmd_dirty(pmd))
 		flags |= BIT(PMAPS_F_PTE_DIRTY);
 	nr = (addr & ~PMD_MASK) >> PAGE_SHIFT;
+	/* One page answers for all where it provably may. */
+	if (pmaps_pmd_folio_mapcount_uniform(folio)) {
+		if (!pmaps_add_pages(walk, addr, (end - addr) >> PAGE_SHIFT,
+				     folio, flags,
+				     pmaps_mapcount(walk, folio,
+						    folio_page(folio, nr))))
+			step = PMAPS_RECORD_FULL;
+		goto unlock;
+	}
 	for (; addr != end; addr += PAGE_SIZE, nr++) {
 		struct page *page = folio_page(folio, nr);
 
-		if (!pmaps_add_page(walk, addr, folio, flags,
-				    pmaps_mapcount(walk, folio, page))) {
+		if (!pmaps_add_pages(walk, addr, 1, folio, flags,
+				     pmaps_mapcount(walk, folio, page))) {
 			step = PMAPS_RECORD_FULL;
 			break;
 		}
@@ -570,20 +627,20 @@ static enum pmaps_step pmaps_walk_pmds(struct pmaps_walk *walk, pud_t *pudp,
 {
 	pmd_t *pmdp = pmd_offset(pudp, addr);
 	enum pmaps_step step;
-	unsigned long next, nr;
+	unsigned long next, nr, max;
 	pmd_t pmd;
 
 	do {
 		pmd = pmdp_get_lockless(pmdp);
 		if (pmd_none(pmd)) {
 			/*
-			 * Skip the run of empty pmds whole.  The scan reads
-			 * without the lock, as pmdp_get_lockless() does: a
-			 * pmd populated meanwhile is as if read before.
+			 * Skip the run of empty pmds whole, read without the
+			 * lock: a pmd populated meanwhile is as if read before.
 			 */
-			nr = ((end - 1) >> PMD_SHIFT) - (addr >> PMD_SHIFT) + 1;
-			nr = max(pmaps_zero_entries(pmdp, nr, sizeof(*pmdp)),
-				 1UL);
+			max = ((end - 1) >> PMD_SHIFT) - (addr >> PMD_SHIFT) + 1;
+			for (nr = 1; nr < max; nr++)
+				if (!pmd_none(pmdp_get_lockless(pmdp + nr)))
+					break;
 			if (pmaps_hole(walk, addr) == PMAPS_RECORD_FULL)
 				return PMAPS_RECORD_FULL;
 			next = ((addr >> PMD_SHIFT) + nr) << PMD_SHIFT;
@@ -609,8 +666,9 @@ static enum pmaps_step pmaps_walk_pmds(struct pmaps_walk *walk, pud_t *pudp,
 				break;
 			pmd = pmdp_get_lockless(pmdp);
 		}
-		if (step == PMAPS_RECORD_FULL)
-			return step;
+		if (step == PMAPS_RECORD_FULL ||
+		    pmaps_spend(walk, addr, min(next, end)))
+			return PMAPS_RECORD_FULL;
 		/* Per populated pmd, as fs/proc/task_mmu.c's pmd_entry does. */
 		cond_resched();
 		pmdp++;
@@ -769,7 +827,7 @@ static enum pmaps_step pmaps_walk_huge_ptes(struct pmaps_walk *walk,
 	struct mm_struct *mm = walk->vma->vm_mm;
 	unsigned int shift = huge_page_shift(h);
 	enum pmaps_step step;
-	unsigned long next, nr;
+	unsigned long next, nr, max;
 
 	do {
 		if (huge_pte_none(huge_ptep_get(mm, addr, ptep))) {
@@ -777,9 +835,12 @@ static enum pmaps_step pmaps_walk_huge_ptes(struct pmaps_walk *walk,
 			 * Skip the run of empty entries whole, read without
 			 * the lock as pmaps_walk_pmds() reads empty pmds.
 			 */
-			nr = ((end - 1) >> shift) - (addr >> shift) + 1;
-			nr = max(pmaps_zero_entries(ptep, nr, sizeof(*ptep)),
-				 1UL);
+			max = ((end - 1) >> shift) - (addr >> shift) + 1;
+			for (nr = 1; nr < max; nr++)
+				if (!huge_pte_none(huge_ptep_get(mm,
+								 addr + (nr << shift),
+								 ptep + nr)))
+					break;
 			if (pmaps_hole(walk, addr) == PMAPS_RECORD_FULL)
 				return PMAPS_RECORD_FULL;
 			next = ((addr >> shift) + nr) << shift;
@@ -788,8 +849,9 @@ static enum pmaps_step pmaps_walk_huge_ptes(struct pmaps_walk *walk,
 		}
 		next = ((addr >> shift) + 1) << shift;
 		step = pmaps_walk_huge_pte(walk, h, ptep, addr, min(next, end));
-		if (step == PMAPS_RECORD_FULL)
-			return step;
+		if (step == PMAPS_RECORD_FULL ||
+		    pmaps_spend(walk, addr, min(next, end)))
+			return PMAPS_RECORD_FULL;
 		/* Per populated entry, as pagemap_hugetlb_range() does. */
 		cond_resched();
 		ptep++;
@@ -851,46 +913,59 @@ static enum pmaps_step pmaps_walk_hugetlb(struct pmaps_walk *walk,
 }
 #endif /* CONFIG_HUGETLB_PAGE */
 
-unsigned long pmaps_show_ranges(struct seq_file *m, struct vm_area_struct *vma,
-				unsigned long addr, unsigned int withhold,
-				unsigned int fields)
+static enum pmaps_step pmaps_walk_vma(struct pmaps_walk *walk,
+				      unsigned long addr)
 {
-	struct pmaps_walk walk = {
-		.m = m,
-		.vma = vma,
-		.withhold = withhold,
-		.numa = fields & PMAPS_FIELDS_NUMA,
-		.resume = vma->vm_end,
-	};
-	unsigned long end = vma->vm_end;
+	struct vm_area_struct *vma = walk->vma;
+	unsigned long end = vma->vm_end, next;
 	pgd_t *pgdp;
-	unsigned long next;
 	pgd_t pgd;
 
 	/* No normal pages: PFN and I/O maps. */
 	if (vma->vm_flags & (VM_PFNMAP | VM_IO))
-		return end;
-
-	if (is_vm_hugetlb_page(vma)) {
-		if (pmaps_walk_hugetlb(&walk, addr, end) == PMAPS_RECORD_FULL)
-			return walk.resume;
-		pmaps_end_range(&walk, end);
-		return end;
-	}
+		return PMAPS_CONTINUE;
+	if (is_vm_hugetlb_page(vma))
+		return pmaps_walk_hugetlb(walk, addr, end);
 
 	pgdp = pgd_offset(vma->vm_mm, addr);
 	do {
 		next = pgd_addr_end(addr, end);
 		pgd = pgdp_get(pgdp);
 		if (pgd_none(pgd) || pgd_bad(pgd)) {
-			if (!pmaps_end_range(&walk, addr))
-				return walk.resume;
-		} else if (pmaps_walk_p4ds(&walk, pgdp, addr, next) ==
+			if (!pmaps_end_range(walk, addr))
+				return PMAPS_RECORD_FULL;
+		} else if (pmaps_walk_p4ds(walk, pgdp, addr, next) ==
 			   PMAPS_RECORD_FULL) {
-			return walk.resume;
+			return PMAPS_RECORD_FULL;
 		}
 	} while (pgdp++, addr = next, addr != end);
+	return PMAPS_CONTINUE;
+}
 
-	pmaps_end_range(&walk, end);
-	return end;
+unsigned long pmaps_show_ranges(struct seq_file *m, struct vm_area_struct *vma,
+				unsigned long addr, unsigned int withhold,
+				unsigned int fields, struct pmaps_range *pending,
+				unsigned long *budget)
+{
+	struct pmaps_walk walk = {
+		.m = m,
+		.vma = vma,
+		.withhold = withhold,
+		.numa = fields & PMAPS_FIELDS_NUMA,
+		.budget = *budget,
+		.resume = vma->vm_end,
+	};
+
+	/* What the record before left goes on here, or is printed first. */
+	if (pending->nr_pages)
+		walk.range = *pending;
+	pending->nr_pages = 0;
+	if (pmaps_walk_vma(&walk, addr) == PMAPS_RECORD_FULL) {
+		if (walk.pending)
+			*pending = walk.range;
+	} else {
+		pmaps_end_range(&walk, vma->vm_end);
+	}
+	*budget = walk.budget;
+	return walk.resume;
 }
