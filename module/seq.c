@@ -258,16 +258,14 @@ static void *pmaps_next(struct seq_file *m, void *v, loff_t *pos)
 	pf->pending_pos = *pos;
 	/*
 	 * The walk spent the pages of this hold: let whoever waits for the
-	 * lock have it.  An mmap lock nobody waits for is kept, as
-	 * smaps_rollup keeps it unless mmap_lock_is_contended(); a VMA lock
-	 * does not tell.
+	 * lock have it, as pagemap_read() lets go of it after every
+	 * PAGEMAP_WALK_SIZE.  Not only when mmap_lock_is_contended(), as
+	 * smaps_rollup does: a writer still spinning on the lock is not on
+	 * its wait list, and a VMA lock does not tell.
 	 */
 	if (!pf->budget) {
-		if (pf->lock != PMAPS_MMAP_LOCKED ||
-		    mmap_lock_is_contended(pf->mm)) {
-			pmaps_unlock(pf);
-			cond_resched();
-		}
+		pmaps_unlock(pf);
+		cond_resched();
 		pf->budget = PMAPS_PAGES_PER_LOCK;
 	}
 	return pmaps_record(pf, pos);
