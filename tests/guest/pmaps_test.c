@@ -966,6 +966,122 @@ static enum outcome test_thp(void)
 			     1, &rule) ? PASS : FAIL;
 }
 
+/*
+ * The module walks at most 64 MiB (PMAPS_PAGES_PER_LOCK) under one hold of
+ * the target's lock, stopping at a page-table boundary, and the range line
+ * being gathered there goes on in the next record.  An area four times
+ * that, written whole, crosses such stops: its lines must cover it
+ * exactly, each a maximal run (no line continues the one before it, as a
+ * line cut at a stop would), and the text of the stopped target must not
+ * depend on the read size, which redoes records at other points.  THP or
+ * not: either way the pages are walked.
+ */
+#define LONG_LINE_SIZE		(256UL << 20)
+
+static char *setup_long_line(void *arg)
+{
+	char *base = map_between_guards(LONG_LINE_SIZE, PROT_READ | PROT_WRITE,
+					MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	(void)arg;
+	if (!base)
+		return NULL;
+	madvise(base, LONG_LINE_SIZE, MADV_HUGEPAGE);
+	memset(base, 1, LONG_LINE_SIZE);
+	drain_lru_batches();
+	return base;
+}
+
+static bool ranges_maximal_cover(const struct pmaps_map *map,
+				 const char *base, size_t len)
+{
+	unsigned long long lo = (uintptr_t)base, hi = lo + len, next = lo;
+	const struct pmaps_range *prev = NULL;
+	size_t i, j, lines = 0;
+
+	for (i = 0; i < map->nr_vmas; i++) {
+		const struct pmaps_vma *v = &map->vmas[i];
+
+		if (!vma_overlaps(v, lo, hi))
+			continue;
+		for (j = 0; j < v->nr_ranges; j++) {
+			const struct pmaps_range *r = &v->ranges[j];
+			unsigned long long addr = pmaps_range_addr(v, r);
+
+			if (addr + r->count * page_size <= lo || addr >= hi)
+				continue;
+			lines++;
+			if (addr != next) {
+				tap_diag("line %u starts at page %+lld, expected %+lld",
+					 r->line, rel_page(addr, lo),
+					 rel_page(next, lo));
+				return false;
+			}
+			if (prev && prev->flags == r->flags &&
+			    prev->unknown == r->unknown &&
+			    prev->mapcount == r->mapcount) {
+				tap_diag("line %u continues line %u: a line was cut",
+					 r->line, prev->line);
+				return false;
+			}
+			next = addr + r->count * page_size;
+			prev = r;
+		}
+	}
+	if (next != hi) {
+		tap_diag("the lines end at page %+lld of %zu", rel_page(next, lo),
+			 len / page_size);
+		return false;
+	}
+	tap_diag("%zu MiB written: %zu range lines", len >> 20, lines);
+	return true;
+}
+
+static enum outcome test_long_line_across_lock_holds(void)
+{
+	static const size_t chunks[] = { 65536, 7 };
+	struct text texts[ARRAY_SIZE(chunks)] = { { 0 } };
+	char path[PATH_MAX];
+	struct pmaps_map map;
+	bool ok = false;
+	struct target t;
+	size_t i;
+	int err;
+
+	if (target_start(&t, setup_long_line, NULL))
+		return FAIL;
+	if (target_stop(&t))
+		goto out;
+	pmaps_path_pid(path, sizeof(path), t.pid);
+	for (i = 0; i < ARRAY_SIZE(chunks); i++) {
+		err = read_path_text(path, chunks[i], &texts[i]);
+		if (err) {
+			tap_diag("reading %s %zu bytes at a time: %s", path,
+				 chunks[i], strerror(-err));
+			goto out;
+		}
+	}
+	/* the target is stopped: the texts are the same, or a line moved */
+	if (texts[0].len != texts[1].len ||
+	    memcmp(texts[0].data, texts[1].data, texts[0].len)) {
+		tap_diag("%zu-byte and %zu-byte reads differ (%zu and %zu bytes)",
+			 chunks[0], chunks[1], texts[0].len, texts[1].len);
+		goto out;
+	}
+	if (parse_text(&texts[0], path, &map))
+		goto out;
+	ok = ranges_maximal_cover(&map, t.base, LONG_LINE_SIZE);
+	if (!ok)
+		show_ranges(&map, (uintptr_t)t.base,
+			    (uintptr_t)t.base + LONG_LINE_SIZE);
+	pmaps_map_free(&map);
+out:
+	for (i = 0; i < ARRAY_SIZE(chunks); i++)
+		text_free(&texts[i]);
+	target_end(&t);
+	return ok ? PASS : FAIL;
+}
+
 static enum outcome test_sparse_1tib(void)
 {
 	const size_t len = 1ULL << 40, step = 64ULL << 30, nr = len / step;
@@ -3340,6 +3456,7 @@ static const struct test_case tests[] = {
 	TEST(test_active_mglru_aging),
 	TEST(test_active_classic_read_twice),
 	TEST(test_thp),
+	TEST(test_long_line_across_lock_holds),
 	TEST(test_sparse_1tib),
 	TEST(test_read_size_independence),
 	TEST(test_bad_names),

@@ -1051,6 +1051,159 @@ out:
 	return PASS;
 }
 
+/* ---- test_lock_dropped_within_one_vma ---- */
+
+/*
+ * The module walks at most 64 MiB (PMAPS_PAGES_PER_LOCK) under one hold
+ * of the target's lock, then lets a waiting writer in.  A VMA of one long
+ * line is read in one read() all the same, so whether the lock was let go
+ * inside it is seen in the text, not in a time: the target changes that
+ * VMA as fast as it can all along, unmapping its last page, one more each
+ * time (which takes its mmap lock for writing, and since v6.4 the VMA's
+ * own write lock too), so that no two states of it are alike; a record
+ * that finds the VMA changed since its header was printed prints the
+ * header again.  A read that held the lock across the VMA shows its
+ * header once; one that let go between records shows it again.  Needs
+ * the whole text to come in that one read(), and a read long enough for
+ * the writer to get the lock at all: a reader that lets go of an rwsem
+ * and takes it again at once may take it back before a waiting writer
+ * runs, until the writer has waited long enough to be handed it
+ * (RWSEM_FLAG_HANDOFF, a few milliseconds).  So 4 KiB pages: as many
+ * pages as THPs would be, walked one by one.
+ */
+#define HOLD_AREA		(512UL << 20)
+/* the most the target unmaps, a page at a time */
+#define HOLD_TAIL		(64UL << 20)
+/* a bound for each wait on the target, not a timed expectation */
+#define HOLD_WAIT_NS		60000000000ULL
+
+struct hold_shared {
+	unsigned long changes;	/* munmap() calls the target made */
+	int stop;
+	int err;		/* errno of a failed munmap() */
+	uintptr_t base;		/* the area, once mapped and written */
+};
+
+static void hold_target(struct hold_shared *sh)
+{
+	char *base = map_between_guards(HOLD_AREA, PROT_READ | PROT_WRITE,
+					MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *end = base + HOLD_AREA;
+
+	if (!base)
+		_exit(1);
+	if (no_thp(base, HOLD_AREA)) {
+		sh->err = errno;
+		_exit(1);
+	}
+	memset(base, 1, HOLD_AREA);
+	__atomic_store_n(&sh->base, (uintptr_t)base, __ATOMIC_SEQ_CST);
+	while (!__atomic_load_n(&sh->stop, __ATOMIC_SEQ_CST) &&
+	       end > base + HOLD_AREA - HOLD_TAIL) {
+		end -= page_size;
+		if (munmap(end, page_size)) {
+			sh->err = errno;
+			_exit(1);
+		}
+		__atomic_add_fetch(&sh->changes, 1, __ATOMIC_SEQ_CST);
+	}
+	_exit(0);
+}
+
+/* Wait, within HOLD_WAIT_NS, until *v is above min; false if not. */
+static bool wait_above(unsigned long *v, unsigned long min)
+{
+	struct timespec tick = { 0, 1000 * 1000 };
+	uint64_t start = now_ns();
+
+	while (__atomic_load_n(v, __ATOMIC_SEQ_CST) <= min) {
+		if (now_ns() - start > HOLD_WAIT_NS)
+			return false;
+		nanosleep(&tick, NULL);
+	}
+	return true;
+}
+
+static enum outcome test_lock_dropped_within_one_vma(void)
+{
+	const size_t cap = 4 * MIB;
+	pid_t parent = getpid(), target;
+	struct hold_shared *sh;
+	char path[PATH_MAX], head[32], *buf = NULL, *p;
+	unsigned long before, after;
+	long long avail_mib;
+	size_t headers = 0;
+	ssize_t n = -1, more = -1;
+	bool ok = false;
+	int fd, status;
+
+	if (!have_memory_for(HOLD_AREA / page_size, &avail_mib))
+		return skip("needs %lu MiB + 128 MiB available, have %lld MiB",
+			    HOLD_AREA / MIB, avail_mib);
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	buf = malloc(cap + 1);
+	if (sh == MAP_FAILED || !buf) {
+		tap_diag("shared page or buffer: %s", strerror(errno));
+		free(buf);
+		return FAIL;
+	}
+	fflush(stdout);
+	target = fork();
+	if (target == 0) {
+		die_with_parent(parent);
+		hold_target(sh);
+	}
+	if (target < 0) {
+		tap_diag("fork: %s", strerror(errno));
+		goto out;
+	}
+	/* the area is written and the target changes it */
+	if (!wait_above(&sh->changes, 1)) {
+		tap_diag("the target did not start changing its area (munmap: %s)",
+			 strerror(sh->err));
+		goto out;
+	}
+	pmaps_path_pid(path, sizeof(path), target);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		tap_diag("%s: %s", path, strerror(errno));
+		goto out;
+	}
+	before = __atomic_load_n(&sh->changes, __ATOMIC_SEQ_CST);
+	n = read(fd, buf, cap);
+	after = __atomic_load_n(&sh->changes, __ATOMIC_SEQ_CST);
+	if (n >= 0)
+		more = read(fd, buf + n, 1);
+	close(fd);
+	if (n < 0 || more != 0) {
+		tap_diag("%s did not come in one read() (%zd, then %zd bytes)",
+			 path, n, more);
+		goto out;
+	}
+	buf[n] = '\0';
+	snprintf(head, sizeof(head), "%08lx-", (unsigned long)sh->base);
+	for (p = buf; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, head, strlen(head)))
+			headers++;
+	tap_diag("one read() of %zd bytes: the area's header %zu times; the target changed it %lu times meanwhile",
+		 n, headers, after - before);
+	ok = headers >= 2;
+	if (!ok)
+		tap_diag("the area's header was printed once: the read held the lock across all %lu MiB of it",
+			 HOLD_AREA / MIB);
+out:
+	__atomic_store_n(&sh->stop, 1, __ATOMIC_SEQ_CST);
+	if (target > 0 && waitpid(target, &status, 0) == target &&
+	    !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+		tap_diag("the target failed (munmap: %s)", strerror(sh->err));
+		ok = false;
+	}
+	munmap(sh, sizeof(*sh));
+	free(buf);
+	return ok ? PASS : FAIL;
+}
+
 /* ---- permissions ---- */
 
 struct anon_setup {
@@ -1442,6 +1595,7 @@ static const struct test_case tests[] = {
 	TEST(test_closed_files_give_memory_back),
 	TEST(test_release_drops_the_mm),
 	TEST(test_mmap_latency_under_reader),
+	TEST(test_lock_dropped_within_one_vma),
 	TEST(test_perm_cap_sys_ptrace_only),
 	TEST(test_perm_cap_sys_admin_only),
 	TEST(test_perm_setuid_target),
