@@ -165,6 +165,13 @@ function targets(k,    i, src, a, b, worst, x, key) {
 		if (a && b)
 			printf "target dense: %s <= 1.3 x smaps: %s x: %s\n",
 			       src, ratio(a, b), verdict(a <= 1.3 * b)
+		# issue 31: THP 256 MiB, beside PAGEMAP_SCAN (the /scan column)
+		a = t[k, "thp256", src]
+		b = t[k, "thp256", "smaps"]
+		if (a && b)
+			printf "target thp256: %s <= 0.5 x smaps: %s x (%s x PAGEMAP_SCAN): %s\n",
+			       src, ratio(a, b), ratio(a, t[k, "thp256", "pagemap-scan"]),
+			       verdict(a <= 0.5 * b)
 		a = t[k, "scattered", "page-types"]
 		b = t[k, "scattered", src]
 		if (a && b)

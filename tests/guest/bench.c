@@ -744,6 +744,9 @@ int main(int argc, char **argv)
 		{ .name = "thp", .what = "1 GiB in transparent huge pages",
 		  .build = build_thp, .size = GIB,
 		  .needs = "/sys/kernel/mm/transparent_hugepage/enabled" },
+		{ .name = "thp256", .what = "256 MiB in transparent huge pages",
+		  .build = build_thp, .size = 256 * MIB,
+		  .needs = "/sys/kernel/mm/transparent_hugepage/enabled" },
 	};
 	struct point pts[16];
 	unsigned long long x;
