@@ -165,13 +165,21 @@ function targets(k,    i, src, a, b, worst, x, key) {
 		if (a && b)
 			printf "target dense: %s <= 1.3 x smaps: %s x: %s\n",
 			       src, ratio(a, b), verdict(a <= 1.3 * b)
-		# issue 31: THP 256 MiB, beside PAGEMAP_SCAN (the /scan column)
+		# issue 31: THP 256 MiB, beside PAGEMAP_SCAN (the /scan
+		# column).  A cat costs more than either walk of 128 THPs, so
+		# the kernel's share is compared where both have it: read(2)
+		# in the bench process.
+		a = t[k, "thp256", src "-read"]
+		b = t[k, "thp256", "smaps-read"]
+		if (a && b)
+			printf "target thp256: %s-read <= 0.5 x smaps-read: %s x (%s x PAGEMAP_SCAN): %s\n",
+			       src, ratio(a, b), ratio(a, t[k, "thp256", "pagemap-scan"]),
+			       verdict(a <= 0.5 * b)
 		a = t[k, "thp256", src]
 		b = t[k, "thp256", "smaps"]
 		if (a && b)
-			printf "target thp256: %s <= 0.5 x smaps: %s x (%s x PAGEMAP_SCAN): %s\n",
-			       src, ratio(a, b), ratio(a, t[k, "thp256", "pagemap-scan"]),
-			       verdict(a <= 0.5 * b)
+			printf "target thp256: %s <= 0.5 x cat smaps: %s x: %s\n",
+			       src, ratio(a, b), verdict(a <= 0.5 * b)
 		a = t[k, "scattered", "page-types"]
 		b = t[k, "scattered", src]
 		if (a && b)

@@ -50,7 +50,7 @@
 #define GIB		(1ULL << 30)
 #define TIB		(1ULL << 40)
 #define MAX_RUNS	64
-#define MAX_READERS	8
+#define MAX_READERS	10
 #define PIPE_CHUNK	65536
 
 /*
@@ -110,6 +110,7 @@ static const struct reader all_readers[] = {
 	{ "kernel", { "cat", "/proc/%d/pmaps" }, NULL, false,
 	  "/proc/self/pmaps", true },
 	{ "smaps", { "cat", "/proc/%d/smaps" }, NULL, false, NULL, true },
+	{ "smaps-read", { NULL }, "/proc/%d/smaps", false, NULL, false },
 	{ "page-types", { "/bin/page-types", "-p", "%d", "-l", "-M", "-N" },
 	  NULL, false, "/bin/page-types", false },
 	{ "pagemap", { "pmaps", "--source=pagemap", "--color=never", "%d" },
