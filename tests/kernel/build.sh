@@ -8,7 +8,8 @@
 #
 #   tests/kernel/build.sh [plain] [debug] [nopagemapcount]
 #
-#   plain           tinyconfig + pmaps.config; named patched-plain
+#   plain           tinyconfig + pmaps.config + leaks.config; named
+#                   patched-plain
 #   debug           the same plus debug.config (KASAN, lockdep, DEBUG_VM,
 #                   the hung-task and softlockup detectors, and the
 #                   multi-gen LRU with memcg: the only kernel whose A
@@ -52,7 +53,7 @@ for cfg in $configs; do
 	out=$build/kernel-$cfg
 	fragments=$top/tests/kernel/pmaps.config
 	case $cfg in
-	plain) ;;
+	plain) fragments="$fragments $top/tests/kernel/leaks.config" ;;
 	debug) fragments="$fragments $top/tests/kernel/debug.config" ;;
 	nopagemapcount) fragments="$fragments $top/tests/kernel/nopagemapcount.config $top/tests/kernel/numa.config" ;;
 	*)
