@@ -62,6 +62,56 @@ static inline pud_t pudp_get(pud_t *pudp)
 #endif
 
 /*
+ * pmaps_huge_ptep_get() reads the hugetlb entry *@ptep of a huge page of
+ * @sz bytes at @addr as huge_ptep_get() does.  Where huge_ptep_get() is
+ * asm-generic's inline ptep_get(), or is exported, it is that.
+ *
+ * arm64 defines __HAVE_ARCH_HUGE_PTEP_GET and has its own, out of line
+ * in arch/arm64/mm/hugetlbpage.c and not exported (not in 7.3.4 arm64's
+ * Module.symvers; modpost then fails on the module).  arm64 maps a hugetlb page of CONT_PTE_SIZE
+ * or CONT_PMD_SIZE by CONT_PTES ptes or CONT_PMDS pmds carrying the
+ * contiguous bit, and the hardware may set the access flag and the dirty
+ * state on any one of them; its huge_ptep_get() therefore ORs young and
+ * dirty over the block into the first entry's value.  The same is done
+ * here, with the block's entry count taken from the page size (arm64
+ * takes it from where @ptep lies, which is the same thing).  ptep_get()
+ * will not do: its gather (contpte_ptep_get(), exported) covers
+ * CONT_PTES entries, which for a contiguous pmd block is wrong wherever
+ * CONT_PMDS differs (16K pages: 128 against 32).  pmd- and pud-sized
+ * pages have no contiguous bit and are read as they are.
+ */
+#if defined(HAVE_GENERIC_HUGE_PTEP_GET) || defined(HAVE_EXPORT_HUGE_PTEP_GET)
+static inline pte_t pmaps_huge_ptep_get(struct mm_struct *mm,
+					unsigned long addr, pte_t *ptep,
+					unsigned long sz)
+{
+	return huge_ptep_get(mm, addr, ptep);
+}
+#elif defined(CONFIG_ARM64)
+static inline pte_t pmaps_huge_ptep_get(struct mm_struct *mm,
+					unsigned long addr, pte_t *ptep,
+					unsigned long sz)
+{
+	pte_t pte = READ_ONCE(*ptep), entry;
+	unsigned int i, ncontig;
+
+	if (!pte_present(pte) || !pte_cont(pte))
+		return pte;
+	ncontig = sz == CONT_PMD_SIZE ? CONT_PMDS : CONT_PTES;
+	for (i = 0; i < ncontig; i++) {
+		entry = READ_ONCE(ptep[i]);
+		if (pte_dirty(entry))
+			pte = pte_mkdirty(pte);
+		if (pte_young(entry))
+			pte = pte_mkyoung(pte);
+	}
+	return pte;
+}
+#else
+#error "pmaps_ext: this architecture's huge_ptep_get() is its own and not exported"
+#endif
+
+/*
  * v6.6, "mm: factor out VMA stack and heap checks": the [heap] and [stack]
  * tests /proc/PID/maps uses became helpers.  Before, task_mmu.c open-coded
  * the same comparisons.

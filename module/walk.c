@@ -729,8 +729,9 @@ static enum pmaps_step pmaps_walk_p4ds(struct pmaps_walk *walk, pgd_t *pgdp,
  * hugetlb calls a pte: on x86-64 the pmd of a 2 MiB page, the pud of a
  * 1 GiB page.  huge_pte_offset(), hugetlb_walk() and walk_page_range()
  * are not exported, so the entries are found as huge_pte_offset() finds
- * them, and each is read under huge_pte_lock() with huge_ptep_get(), as
- * pagemap_hugetlb_range() in fs/proc/task_mmu.c reads it.
+ * them, and each is read under huge_pte_lock() as huge_ptep_get() reads
+ * it (pmaps_huge_ptep_get(), module/compat.h), as pagemap_hugetlb_range()
+ * in fs/proc/task_mmu.c does.
  */
 
 /*
@@ -781,7 +782,7 @@ static enum pmaps_step pmaps_walk_huge_pte(struct pmaps_walk *walk,
 	pte_t pte;
 
 	ptl = huge_pte_lock(h, mm, ptep);
-	pte = huge_ptep_get(mm, addr, ptep);
+	pte = pmaps_huge_ptep_get(mm, addr, ptep, huge_page_size(h));
 	/* Not present: migration and hwpoison entries, and uffd markers. */
 	if (!pte_present(pte)) {
 		step = pmaps_hole(walk, addr);
@@ -826,11 +827,12 @@ static enum pmaps_step pmaps_walk_huge_ptes(struct pmaps_walk *walk,
 {
 	struct mm_struct *mm = walk->vma->vm_mm;
 	unsigned int shift = huge_page_shift(h);
+	unsigned long sz = huge_page_size(h);
 	enum pmaps_step step;
 	unsigned long next, nr, max;
 
 	do {
-		if (huge_pte_none(huge_ptep_get(mm, addr, ptep))) {
+		if (huge_pte_none(pmaps_huge_ptep_get(mm, addr, ptep, sz))) {
 			/*
 			 * Skip the run of empty entries whole, read without
 			 * the lock as pmaps_walk_pmds() reads empty pmds.
