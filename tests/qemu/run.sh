@@ -30,6 +30,14 @@
 # (the harness's self-test gives it a stand-in).  QEMU_NUMA=1 boots the
 # guest with two NUMA nodes of 1 GiB and one CPU each (tests/guest/numa_test.c
 # needs them; its node tests skip without).
+#
+# A kernel whose headers' .config says CONFIG_ARM64 (tests/kernels.sh
+# arm64) boots in qemu-system-aarch64 (QEMU_ARM64), -M virt -cpu max
+# under TCG, with the module, the guest programs and pmaps cross-built in
+# the trixie root and its busybox-static:arm64 (tests/trixie-root.sh
+# arm64); its TAP port is a virtio console.  core.sh needs gdb and
+# readelf for the guest's architecture, which only amd64 has here, so an
+# arm64 guest does not run it.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD:-$top/build}
@@ -40,7 +48,8 @@ if [ "${1:-}" = --mode ]; then
 fi
 troot=$build/trixie-root
 
-qemu=${QEMU:-qemu-system-x86_64}
+qemu_amd64=${QEMU:-qemu-system-x86_64}
+qemu_arm64=${QEMU_ARM64:-qemu-system-aarch64}
 # A fault that stops the whole run before any kernel boots.
 die() {
 	echo "not ok - qemu: $*"
@@ -52,17 +61,69 @@ if [ -z "$kernels" ]; then
 fi
 # Nothing to boot is no pass.
 [ -n "$(echo $kernels)" ] || die "no kernel to boot: tests/kernels.sh named none"
-command -v "$qemu" >/dev/null || die "$qemu missing: run tests/deps.sh"
-[ -x /bin/busybox ] || die "/bin/busybox missing: run tests/deps.sh"
+
+# The architecture kernel $1 (its headers, $1) is for: arm64 or amd64.
+kernel_arch() {
+	if grep -q '^CONFIG_ARM64=y' "$1/.config" 2>/dev/null; then
+		echo arm64
+	else
+		echo amd64
+	fi
+}
 
 if [ "$mode" = modprobe ]; then
 	[ -d "${GUEST_ROOT:-}" ] || die "mode modprobe: GUEST_ROOT is no directory"
-else
-	make -s -C "$top/tests/guest" O="$build/guest" ||
-		die "building the guest programs failed"
-	make -s -C "$top/userspace" O="$build/userspace-static" LDFLAGS=-static ||
-		die "building a static pmaps failed"
 fi
+
+# The guest programs and a static pmaps for architecture $1, once: in
+# $guest_bins and $pmaps_bin, and busybox in $busybox.  For arm64 they
+# are cross-built in the trixie root (gcc-14-aarch64-linux-gnu and the
+# :arm64 libraries tests/trixie-root.sh arm64 installs), from a copy of
+# the sources there.
+built=
+build_programs() {
+	case $1 in
+	arm64)
+		arm=$troot/tmp/arm64.$(printf '%s' "$build" | cksum | cut -d' ' -f1)
+		guest_bins=$arm/guest pmaps_bin=$arm/userspace/pmaps
+		busybox=$troot/opt/arm64/busybox
+		;;
+	*)
+		guest_bins=$build/guest pmaps_bin=$build/userspace-static/pmaps
+		busybox=/bin/busybox
+		;;
+	esac
+	[ -x "$busybox" ] || die "$busybox missing: run tests/deps.sh"
+	case " $built " in *" $1 "*) return 0 ;; esac
+	built="$built $1"
+	[ "$mode" = modprobe ] && return 0
+	case $1 in
+	arm64)
+		mkdir -p "$arm/src/tests"
+		rm -rf "$arm/src/userspace" "$arm/src/tests/guest"
+		cp -r "$top/userspace" "$arm/src/"
+		cp -r "$top/tests/guest" "$arm/src/tests/"
+		cp "$top/dkms.conf" "$arm/src/"
+		in=${arm#"$troot"}
+		"$top/tests/trixie-root.sh" run env \
+			PKG_CONFIG_LIBDIR=/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig \
+			make -s -C "$in/src/tests/guest" O="$in/guest" \
+			CC=aarch64-linux-gnu-gcc-14 ||
+			die "building the arm64 guest programs failed"
+		"$top/tests/trixie-root.sh" run env \
+			PKG_CONFIG_LIBDIR=/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig \
+			make -s -C "$in/src/userspace" O="$in/userspace" \
+			CC=aarch64-linux-gnu-gcc-14 LDFLAGS=-static ||
+			die "building a static arm64 pmaps failed"
+		;;
+	*)
+		make -s -C "$top/tests/guest" O="$build/guest" ||
+			die "building the guest programs failed"
+		make -s -C "$top/userspace" O="$build/userspace-static" LDFLAGS=-static ||
+			die "building a static pmaps failed"
+		;;
+	esac
+}
 
 # Build the module for kernel $1 against $2 in a private copy, $src, so
 # kernels never share objects, with the test hooks the guest suites use
@@ -81,7 +142,9 @@ build_module() {
 	rm -rf "$src"
 	mkdir -p "$src"
 	cp -r "$top/Kbuild" "$top/module" "$src/"
-	$in make -s -C "${2#"$troot"}" M="${src#"$troot"}" W=1 \
+	cross=
+	[ "$arch" = arm64 ] && cross="ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-"
+	$in make -s -C "${2#"$troot"}" M="${src#"$troot"}" W=1 $cross \
 		PMAPS_TEST_HOOKS=y modules > "$src/build.log" 2>&1
 	status=$?
 	if [ $status -ne 0 ] || grep -qE 'warning:|error:' "$src/build.log"; then
@@ -110,21 +173,21 @@ pack_initramfs() {
 	root=$build/initramfs-$1
 	rm -rf "$root"
 	mkdir -p "$root/bin" "$root/proc" "$root/sys" "$root/dev" "$root/tmp"
-	cp /bin/busybox "$root/bin/"
+	cp "$busybox" "$root/bin/busybox"
 	cp "$top/tests/qemu/init" "$root/init"
 	cp "$top"/tests/guest/*.sh "$top/tests/tap.sh" "$root/"
 	if [ "$mode" = modprobe ]; then
 		cp -a "$GUEST_ROOT" "$root/deb"
 	else
 		cp "$src/pmaps_ext.ko" "$root/"
-		find "$build/guest" -maxdepth 1 -type f -perm -u+x -exec cp {} "$root/bin/" \;
+		find "$guest_bins" -maxdepth 1 -type f -perm -u+x -exec cp {} "$root/bin/" \;
 		# The series' selftests (tests/kernel/run.sh): a list.
 		for prog in ${SELFTEST:-}; do cp "$prog" "$root/bin/"; done
 		# Further programs for /bin, e.g. page-types for the bench.
 		for extra in ${GUEST_BINS:-}; do cp "$extra" "$root/bin/"; done
-		cp "$build/userspace-static/pmaps" "$root/bin/"
-		case ",${SUITES:-/core.sh}," in
-		*,/core.sh,*) add_tools "$root" ;;
+		cp "$pmaps_bin" "$root/bin/"
+		case ",${SUITES:-/core.sh},$arch" in
+		*,/core.sh,*,amd64) add_tools "$root" ;;
 		esac
 	fi
 	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$build/initramfs-$1.cpio.gz"
@@ -149,11 +212,26 @@ boot() {
 	console=$build/console-$rel.log
 	result=$build/result-$rel.log
 	rm -f "$console" "$result"
-	timeout "${QEMU_TIMEOUT:-600}" "$qemu" -machine q35 -accel tcg -cpu max \
+	case $arch in
+	arm64)
+		# virt has one UART (the console); the TAP goes to a virtio
+		# console, hvc0 in the guest.
+		set -- "$qemu_arm64" -machine virt -accel tcg -cpu max \
+			-serial "file:$console" \
+			-device virtio-serial-pci -chardev "file,id=tap,path=$result" \
+			-device virtconsole,chardev=tap
+		con="console=ttyAMA0 pmaps.tap=hvc0 pmaps.skip=/core.sh"
+		;;
+	*)
+		set -- "$qemu_amd64" -machine q35 -accel tcg -cpu max \
+			-serial "file:$console" -serial "file:$result"
+		con=console=ttyS0
+		;;
+	esac
+	timeout "${QEMU_TIMEOUT:-600}" "$@" \
 		-smp $smp -m $mem $numa_args -no-reboot -display none -monitor none \
-		-serial "file:$console" -serial "file:$result" \
 		-kernel "$image" -initrd "$build/initramfs-$rel.cpio.gz" \
-		-append "console=ttyS0 panic_on_warn=1 oops=panic panic=-1 softlockup_panic=1 pmaps.mode=$mode pmaps.stress=${STRESS_SECONDS:-60} pmaps.bench=${BENCH_ARGS:-full}${SUITES:+ pmaps.suites=$SUITES}$huge_cmdline${extra_cmdline:-}"
+		-append "$con panic_on_warn=1 oops=panic panic=-1 softlockup_panic=1 pmaps.mode=$mode pmaps.stress=${STRESS_SECONDS:-60} pmaps.bench=${BENCH_ARGS:-full}${SUITES:+ pmaps.suites=$SUITES}$huge_cmdline${extra_cmdline:-}"
 }
 
 # Under a loaded host the clocksource watchdog can find the TSC unstable
@@ -181,6 +259,10 @@ for spec in $kernels; do
 		;;
 	esac
 	[ -f "$image" ] || die "no kernel image $image: run tests/deps.sh"
+	arch=$(kernel_arch "$kdir")
+	eval "qemu=\$qemu_$arch"
+	command -v "$qemu" >/dev/null || die "$qemu missing: run tests/deps.sh"
+	build_programs "$arch"
 	echo "qemu: kernel $rel"
 	if [ "$mode" != modprobe ] && ! build_module "$rel" "$kdir"; then
 		echo "not ok - $rel: the module does not build with W=1 cleanly"
