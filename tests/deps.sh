@@ -32,6 +32,8 @@ want="$want libbz2-dev"
 want="$want flex bison bc libelf-dev libssl-dev xz-utils git"
 # checkpatch.pl runs scripts/spdxcheck.py, which needs these.
 want="$want python3-ply python3-git"
+# The arm64 guests (tests/trixie-root.sh arm64, tests/kernels.sh arm64).
+want="$want qemu-system-arm"
 # The trixie root for the 7.x kernels (tests/trixie-root.sh), and the
 # bookworm root tests/deb.sh installs the packages on.
 want="$want debootstrap"
@@ -94,3 +96,4 @@ for pkg in prometheus-node-exporter prometheus; do
 	rm -rf "$dir.tmp"
 done
 "$here/trixie-root.sh" kernels >/dev/null
+"$here/trixie-root.sh" arm64 >/dev/null

@@ -10,7 +10,10 @@
 #                              7.x from trixie-backports, generic then rt,
 #                              in the trixie build root (tests/trixie-root.sh)
 #
-# "kernels.sh bookworm" prints only the first three.  Old ABI numbers leave
+# "kernels.sh bookworm" prints only the first three; "kernels.sh arm64"
+# only the arm64 7.x kernels, generic then 16K pages, in the same form
+# (tests/trixie-root.sh arm64 sets them up; tests/qemu/run.sh boots them
+# in qemu-system-aarch64).  Old ABI numbers leave
 # the archive, so the newest one with both an image and headers is looked
 # up, never hard-coded.  Fails (after printing what it found) when a line
 # is missing, e.g. before tests/deps.sh made the trixie root.
@@ -27,6 +30,14 @@ newest() {
 			fi
 		done
 }
+if [ "${1:-}" = arm64 ]; then
+	arm64=$("$here/trixie-root.sh" list-arm64) || exit 1
+	root=$(echo "$arm64" | head -n 1)
+	for rel in $(echo "$arm64" | tail -n +2); do
+		echo "$rel:$root/boot/vmlinuz-$rel:$root/usr/src/linux-headers-$rel"
+	done
+	exit 0
+fi
 for line in '6\.1\.0-[0-9]*-amd64' '6\.12\.[0-9]*[+]deb12-amd64' \
 	'6\.12\.[0-9]*[+]deb12-rt-amd64'; do
 	rel=$(newest "$line")

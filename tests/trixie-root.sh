@@ -13,6 +13,11 @@
 #   tests/trixie-root.sh list       print the same from the root as it is,
 #                                   installing and updating nothing; fails
 #                                   when the root or a kernel is missing
+#   tests/trixie-root.sh arm64      also set up the arm64 kernels (below);
+#                                   print the root, then the newest 7.x
+#                                   arm64 and arm64-16k releases
+#   tests/trixie-root.sh list-arm64 print the same from the root as it is,
+#                                   as list does
 #   tests/trixie-root.sh run CMD... run CMD chrooted in the root, with a
 #                                   /proc of its own (7.x's objtool reads
 #                                   /proc/self); the mount ends with CMD
@@ -21,6 +26,16 @@
 # extracted to ROOT/boot/vmlinuz-REL (the image package itself is not
 # installed: it would build an initramfs nobody boots).  The newest ABI is
 # looked up with apt-cache, never hard-coded.
+#
+# arm64: after dpkg --add-architecture arm64, the :arm64 headers of the
+# newest 7.x arm64, arm64-16k and rt-arm64 kernels install here (their
+# linux-kbuild is Multi-Arch: foreign) and build modules with
+# gcc-14-aarch64-linux-gnu; the guest programs and pmaps link statically
+# against the :arm64 libraries installed next to it.  The arm64 and
+# arm64-16k images, from linux-binary-unsigned-REL (an uncompressed Image
+# QEMU boots as it is), go to ROOT/boot/vmlinuz-REL, and busybox-static's
+# arm64 busybox to ROOT/opt/arm64/busybox (not installed: it would put an
+# arm64 /bin/busybox in the root).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 root=${BUILD:-$top/build}/trixie-root
@@ -35,11 +50,12 @@ apt_install() {
 		in_root apt-get clean
 }
 
-# The newest release of a flavour ("" or "rt-") that has headers and an
-# image in trixie-backports, looked for from the newest down.
+# The newest release of a flavour ("amd64", "rt-amd64", "arm64-16k"...)
+# that has headers and an image in trixie-backports, looked for from the
+# newest down.
 newest() {
-	in_root apt-cache search --names-only "^linux-headers-7\.[0-9.]*[+]deb13-$1amd64\$" |
-		sed -n "s/^linux-headers-\(7\.[0-9.]*[+]deb13-$1amd64\) .*/\1/p" | sort -rV |
+	in_root apt-cache search --names-only "^linux-headers-7\.[0-9.]*[+]deb13-$1\$" |
+		sed -n "s/^linux-headers-\(7\.[0-9.]*[+]deb13-$1\) .*/\1/p" | sort -rV |
 		while read -r rel; do
 			if in_root apt-cache show "linux-binary-$rel" >/dev/null 2>&1; then
 				echo "$rel"
@@ -58,13 +74,32 @@ if [ "${1:-}" = run ]; then
 		'mount -t proc proc "$0/proc" && exec chroot "$0" "$@"' "$root" "$@"
 fi
 
+# The arm64 releases booted: generic and 16K pages.
+arm64_flavours="arm64 arm64-16k"
+if [ "${1:-}" = list-arm64 ]; then
+	[ -f "$root/.pmaps-ready" ] ||
+		{ echo "trixie-root.sh: no trixie root in $root: run tests/deps.sh" >&2; exit 1; }
+	echo "$root"
+	for flavour in $arm64_flavours; do
+		rel=$(newest "$flavour")
+		if [ -z "$rel" ] || [ ! -f "$root/boot/vmlinuz-$rel" ] ||
+			[ ! -d "$root/usr/src/linux-headers-$rel" ] ||
+			[ ! -x "$root/opt/arm64/busybox" ]; then
+			echo "trixie-root.sh: the newest 7.x $flavour kernel is not in $root: run tests/trixie-root.sh arm64" >&2
+			exit 1
+		fi
+		echo "$rel"
+	done
+	exit 0
+fi
+
 # tests/kernels.sh asks often: answer without touching the root or the net.
 if [ "${1:-}" = list ]; then
 	[ -f "$root/.pmaps-ready" ] ||
 		{ echo "trixie-root.sh: no trixie root in $root: run tests/deps.sh" >&2; exit 1; }
 	echo "$root"
 	for flavour in "" rt-; do
-		rel=$(newest "$flavour")
+		rel=$(newest "${flavour}amd64")
 		if [ -z "$rel" ] || [ ! -f "$root/boot/vmlinuz-$rel" ] ||
 			[ ! -d "$root/usr/src/linux-headers-$rel" ]; then
 			echo "trixie-root.sh: the newest 7.x ${flavour}amd64 kernel is not in $root: run tests/deps.sh" >&2
@@ -100,10 +135,53 @@ fi
 [ -x "$root/usr/sbin/dkms" ] ||
 	apt_install dkms
 
+if [ "${1:-}" = arm64 ]; then
+	if ! in_root dpkg --print-foreign-architectures | grep -qx arm64; then
+		in_root dpkg --add-architecture arm64
+		in_root apt-get update -qq
+	fi
+	rels= headers=
+	for flavour in $arm64_flavours rt-arm64; do
+		rel=$(newest "$flavour")
+		[ -n "$rel" ] || { echo "trixie-root.sh: no 7.x $flavour kernel in trixie-backports" >&2; exit 1; }
+		[ -d "$root/usr/src/linux-headers-$rel" ] || headers="$headers linux-headers-$rel:arm64"
+		case " $arm64_flavours " in *" $flavour "*) rels="$rels $rel" ;; esac
+	done
+	# elfutils from backports on both architectures: :arm64 and :amd64
+	# of one library must be the same version.
+	if [ -n "$headers" ] || [ ! -x "$root/usr/bin/aarch64-linux-gnu-gcc-14" ] ||
+		[ ! -f "$root/usr/lib/aarch64-linux-gnu/libdw.a" ]; then
+		apt_install -t trixie-backports $headers gcc-14-aarch64-linux-gnu pkgconf \
+			libc6-dev:arm64 libdw-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64 \
+			libzstd-dev:arm64 liblzma-dev:arm64 libbz2-dev:arm64 libncurses-dev:arm64
+	fi
+	# Downloaded, then extracted: ONE member of PACKAGE:arm64 to DEST.
+	extract() {
+		rm -rf "$root/tmp/extract"
+		mkdir -p "$root/tmp/extract" "$(dirname "$3")"
+		in_root sh -c "cd /tmp/extract && apt-get download -q -o APT::Sandbox::User=root -t trixie-backports $1:arm64" >/dev/null
+		dpkg-deb --fsys-tarfile "$root"/tmp/extract/*.deb | tar -xO "$2" > "$3.tmp"
+		mv "$3.tmp" "$3"
+		rm -rf "$root/tmp/extract"
+	}
+	for rel in $rels; do
+		[ -f "$root/boot/vmlinuz-$rel" ] ||
+			extract "linux-binary-unsigned-$rel" "./usr/lib/modules/$rel/vmlinuz.unsigned" \
+				"$root/boot/vmlinuz-$rel"
+	done
+	if [ ! -x "$root/opt/arm64/busybox" ]; then
+		extract busybox-static ./usr/bin/busybox "$root/opt/arm64/busybox"
+		chmod 755 "$root/opt/arm64/busybox"
+	fi
+	echo "$root"
+	for rel in $rels; do echo "$rel"; done
+	exit 0
+fi
+
 if [ "${1:-}" = kernels ]; then
 	rels=
 	for flavour in "" rt-; do
-		rel=$(newest "$flavour")
+		rel=$(newest "${flavour}amd64")
 		[ -n "$rel" ] || { echo "trixie-root.sh: no 7.x ${flavour}amd64 kernel in trixie-backports" >&2; exit 1; }
 		rels="$rels $rel"
 	done
