@@ -62,8 +62,30 @@ static inline pud_t pudp_get(pud_t *pudp)
 #endif
 
 /*
- * pmaps_huge_ptep_get() reads the hugetlb entry *@ptep of a huge page of
- * @sz bytes at @addr as huge_ptep_get() does.  Where huge_ptep_get() is
+ * How many entries map one hugetlb page of @sz bytes, 0 for a size the
+ * walk does not know.  A pmd- or pud-sized page is one entry.  arm64 also
+ * has contiguous sizes (arch/arm64/mm/hugetlbpage.c, arch_hugetlb_valid_size()):
+ * CONT_PTE_SIZE, mapped by CONT_PTES ptes, and CONT_PMD_SIZE, by CONT_PMDS
+ * pmds, each entry carrying the contiguous bit.  With 4K pages those are
+ * 64 KiB and 32 MiB; with 16K pages 2 MiB and 1 GiB, the sizes x86-64 maps
+ * with a single pmd or pud.
+ */
+static inline unsigned int pmaps_huge_entries(unsigned long sz)
+{
+	if (sz == PMD_SIZE || sz == PUD_SIZE)
+		return 1;
+#ifdef CONFIG_ARM64
+	if (sz == CONT_PTE_SIZE)
+		return CONT_PTES;
+	if (sz == CONT_PMD_SIZE)
+		return CONT_PMDS;
+#endif
+	return 0;
+}
+
+/*
+ * pmaps_huge_ptep_get() reads the hugetlb entry *@ptep (the first of its
+ * block) of a huge page of @sz bytes at @addr as huge_ptep_get() does.  Where huge_ptep_get() is
  * asm-generic's inline ptep_get(), or is exported, it is that.
  *
  * arm64 defines __HAVE_ARCH_HUGE_PTEP_GET and has its own, out of line
@@ -73,8 +95,9 @@ static inline pud_t pudp_get(pud_t *pudp)
  * contiguous bit, and the hardware may set the access flag and the dirty
  * state on any one of them; its huge_ptep_get() therefore ORs young and
  * dirty over the block into the first entry's value.  The same is done
- * here, with the block's entry count taken from the page size (arm64
- * takes it from where @ptep lies, which is the same thing).  ptep_get()
+ * here, with the block's entry count taken from the page size
+ * (pmaps_huge_entries(); arm64 takes it from where @ptep lies, which is
+ * the same thing).  ptep_get()
  * will not do: its gather (contpte_ptep_get(), exported) covers
  * CONT_PTES entries, which for a contiguous pmd block is wrong wherever
  * CONT_PMDS differs (16K pages: 128 against 32).  pmd- and pud-sized
@@ -97,7 +120,7 @@ static inline pte_t pmaps_huge_ptep_get(struct mm_struct *mm,
 
 	if (!pte_present(pte) || !pte_cont(pte))
 		return pte;
-	ncontig = sz == CONT_PMD_SIZE ? CONT_PMDS : CONT_PTES;
+	ncontig = pmaps_huge_entries(sz);
 	for (i = 0; i < ncontig; i++) {
 		entry = READ_ONCE(ptep[i]);
 		if (pte_dirty(entry))

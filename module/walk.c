@@ -727,7 +727,9 @@ static enum pmaps_step pmaps_walk_p4ds(struct pmaps_walk *walk, pgd_t *pgdp,
 /*
  * hugetlb VMAs.  A hugetlb folio is mapped whole, by one entry that
  * hugetlb calls a pte: on x86-64 the pmd of a 2 MiB page, the pud of a
- * 1 GiB page.  huge_pte_offset(), hugetlb_walk() and walk_page_range()
+ * 1 GiB page; or, on arm64, by a block of contiguous ptes or pmds
+ * (pmaps_huge_entries(), module/compat.h), whose first entry stands for
+ * the page.  huge_pte_offset(), hugetlb_walk() and walk_page_range()
  * are not exported, so the entries are found as huge_pte_offset() finds
  * them, and each is read under huge_pte_lock() as huge_ptep_get() reads
  * it (pmaps_huge_ptep_get(), module/compat.h), as pagemap_hugetlb_range()
@@ -735,19 +737,21 @@ static enum pmaps_step pmaps_walk_p4ds(struct pmaps_walk *walk, pgd_t *pgdp,
  */
 
 /*
- * The entry of the huge page at @addr, as huge_pte_offset() finds it.  In
- * *next the end (at most @end) of the table that holds it: the entries of
- * the huge pages up to there follow it.  NULL when a table above it is
- * missing; *next is then the end of what that table would map.
+ * The (first) entry of the huge page at @addr, as huge_pte_offset() finds
+ * it.  In *next the end (at most @end) of the table that holds it: the
+ * entries of the huge pages up to there follow it.  NULL when a table
+ * above it is missing; *next is then the end of what that table would map.
  */
 static pte_t *pmaps_huge_pte_offset(struct mm_struct *mm, unsigned long addr,
 				    unsigned long sz, unsigned long end,
 				    unsigned long *next)
 {
+	unsigned long start = addr & ~(sz - 1);
 	pgd_t *pgdp = pgd_offset(mm, addr);
 	p4d_t *p4dp;
 	pud_t *pudp;
 	pud_t pud;
+	pmd_t pmd;
 
 	*next = pgd_addr_end(addr, end);
 	if (!pgd_present(pgdp_get(pgdp)))
@@ -764,7 +768,18 @@ static pte_t *pmaps_huge_pte_offset(struct mm_struct *mm, unsigned long addr,
 	pud = pudp_get(pudp);
 	if (!pud_present(pud))
 		return NULL;
-	return (pte_t *)pmd_offset(&pud, addr);
+	if (sz >= PMD_SIZE)
+		return (pte_t *)pmd_offset(&pud, start);
+	/*
+	 * A block of contiguous ptes, in a pte table that hugetlb frees
+	 * only with the VMA's page tables (free_pgtables()), after the VMA
+	 * is gone: the mmap or VMA lock held keeps it.
+	 */
+	*next = pmd_addr_end(addr, end);
+	pmd = pmdp_get_lockless(pmd_offset(&pud, addr));
+	if (!pmd_present(pmd) || pmd_leaf(pmd))
+		return NULL;
+	return pte_offset_kernel(&pmd, start);
 }
 
 /* The huge page mapped by *@ptep; [@addr, @end) lies inside it. */
@@ -828,6 +843,7 @@ static enum pmaps_step pmaps_walk_huge_ptes(struct pmaps_walk *walk,
 	struct mm_struct *mm = walk->vma->vm_mm;
 	unsigned int shift = huge_page_shift(h);
 	unsigned long sz = huge_page_size(h);
+	unsigned int entries = pmaps_huge_entries(sz);
 	enum pmaps_step step;
 	unsigned long next, nr, max;
 
@@ -839,14 +855,14 @@ static enum pmaps_step pmaps_walk_huge_ptes(struct pmaps_walk *walk,
 			 */
 			max = ((end - 1) >> shift) - (addr >> shift) + 1;
 			for (nr = 1; nr < max; nr++)
-				if (!huge_pte_none(huge_ptep_get(mm,
-								 addr + (nr << shift),
-								 ptep + nr)))
+				if (!huge_pte_none(pmaps_huge_ptep_get(mm,
+						addr + (nr << shift),
+						ptep + nr * entries, sz)))
 					break;
 			if (pmaps_hole(walk, addr) == PMAPS_RECORD_FULL)
 				return PMAPS_RECORD_FULL;
 			next = ((addr >> shift) + nr) << shift;
-			ptep += nr;
+			ptep += nr * entries;
 			continue;
 		}
 		next = ((addr >> shift) + 1) << shift;
@@ -856,7 +872,7 @@ static enum pmaps_step pmaps_walk_huge_ptes(struct pmaps_walk *walk,
 			return PMAPS_RECORD_FULL;
 		/* Per populated entry, as pagemap_hugetlb_range() does. */
 		cond_resched();
-		ptep++;
+		ptep += entries;
 	} while (addr = min(next, end), addr != end);
 	return PMAPS_CONTINUE;
 }
@@ -890,8 +906,8 @@ static enum pmaps_step pmaps_walk_hugetlb(struct pmaps_walk *walk,
 	enum pmaps_step step;
 	pte_t *ptep;
 
-	/* The sizes huge_pte_offset() knows, the only ones on x86-64. */
-	if (sz != PMD_SIZE && sz != PUD_SIZE)
+	/* The sizes huge_pte_offset() knows (pmaps_huge_entries()). */
+	if (!pmaps_huge_entries(sz))
 		return PMAPS_CONTINUE;
 
 	i_mmap_lock_read(mapping);
