@@ -87,8 +87,9 @@ int main(void)
 		perror("demo: /tmp/demo.data");
 		return 1;
 	}
+	/* 16 pages of the running kernel's size (16 KiB on arm64-16k) */
 	memset(buf, 'x', sizeof(buf));
-	for (i = 0; i < 16; i++)
+	for (i = 0; i < 16 * page / (long)sizeof(buf); i++)
 		if (write(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf))
 			return 1;
 	file = map_or_die(8 * page, PROT_READ, MAP_SHARED, fd, 4 * page);

@@ -14,6 +14,8 @@
 
 #include "guest.h"
 
+#define THP_ENABLED_DIR	"/sys/kernel/mm/transparent_hugepage"
+
 #define TEST_TIMEOUT_SEC	60
 #define REGION_PAGES		32
 
@@ -353,19 +355,51 @@ static enum outcome test_node_interleave_splits(void)
 	return ok ? PASS : FAIL;
 }
 
-/* A PMD-mapped THP shows 2048 (KiB). */
+/*
+ * The first number in @path after @prefix (NULL: at its start), or 0:
+ * the kernel's own sizes, as the tests below need them.
+ */
+static unsigned long read_number(const char *path, const char *prefix)
+{
+	unsigned long v = 0;
+	char line[256];
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		size_t n = prefix ? strlen(prefix) : 0;
+
+		if (!strncmp(line, prefix ? prefix : "", n) &&
+		    sscanf(line + n, "%lu", &v) == 1)
+			break;
+		v = 0;
+	}
+	fclose(f);
+	return v;
+}
+
+/*
+ * A PMD-mapped THP shows its size in KiB: hpage_pmd_size, 2048 on x86-64
+ * and arm64 with 4K pages, 32768 with arm64's 16K pages.
+ */
 static enum outcome test_size_pmd_thp(void)
 {
-	struct placed pl = { 2 << 20, 2 << 20, MPOL_DEFAULT, 0,
+	size_t size = read_number(THP_ENABLED_DIR "/hpage_pmd_size", NULL);
+	struct placed pl = { size, size, MPOL_DEFAULT, 0,
 			     MADV_HUGEPAGE, false };
 	struct target t = { .pid = -1, .release_fd = -1 };
 	struct nfile f;
 	int n = -1;
 
-	if (access("/sys/kernel/mm/transparent_hugepage/enabled", F_OK))
+	if (access(THP_ENABLED_DIR "/enabled", F_OK))
 		return skip("no THP in this kernel");
+	if (!size) {
+		tap_diag("no size in %s/hpage_pmd_size", THP_ENABLED_DIR);
+		return FAIL;
+	}
 	if (load_placed(&pl, &t, &f)) {
-		n = expect(&f, t.base, pl.len, -2, 2048);
+		n = expect(&f, t.base, pl.len, -2, (long)(size >> 10));
 		free(f.r);
 	}
 	target_end(&t);
@@ -454,10 +488,14 @@ static enum outcome test_size_mthp(void)
 	return n > 0 ? PASS : FAIL;
 }
 
-/* hugetlb pages show their size, and their node under mbind(). */
+/*
+ * hugetlb pages of the default size (Hugepagesize: 2 MiB on x86-64,
+ * 32 MiB with arm64's 16K pages) show it, and their node under mbind().
+ */
 static enum outcome test_size_hugetlb_node(void)
 {
-	struct placed pl = { 2 << 20, 0, MPOL_DEFAULT, 0, MADV_NOHUGEPAGE,
+	unsigned long kb = read_number("/proc/meminfo", "Hugepagesize:");
+	struct placed pl = { kb << 10, 0, MPOL_DEFAULT, 0, MADV_NOHUGEPAGE,
 			     true };
 	struct target t = { .pid = -1, .release_fd = -1 };
 	int node = have_node1() ? 1 : -2;
@@ -466,6 +504,10 @@ static enum outcome test_size_hugetlb_node(void)
 
 	if (access("/proc/sys/vm/nr_hugepages", F_OK))
 		return skip("no hugetlb in this kernel");
+	if (!kb) {
+		tap_diag("no Hugepagesize in /proc/meminfo");
+		return FAIL;
+	}
 	if (write_string("/proc/sys/vm/nr_hugepages", "4"))
 		return FAIL;
 	if (node == 1) {
@@ -473,7 +515,7 @@ static enum outcome test_size_hugetlb_node(void)
 		pl.nodes = 2;
 	}
 	if (load_placed(&pl, &t, &f)) {
-		n = expect(&f, t.base, pl.len, node, 2048);
+		n = expect(&f, t.base, pl.len, node, (long)kb);
 		free(f.r);
 	}
 	target_end(&t);

@@ -76,7 +76,9 @@ test_tsv_is_same_model() {
 # The summary's resident total is the sum of the ranges' pages (a stopped
 # target's pages stay resident, whatever their flags do).
 test_summary_total_resident() {
-	want=$(awk -F'\t' '/^[0-9]+\t/ { n += $2 } END { print n * 4 }' "/proc/pmaps_ext/$pid")
+	# pages of the running kernel's size (16 KiB on arm64-16k)
+	kb=$(awk '/^KernelPageSize:/ { print $2; exit }' /proc/self/smaps)
+	want=$(awk -F'\t' -v kb="$kb" '/^[0-9]+\t/ { n += $2 } END { print n * kb }' "/proc/pmaps_ext/$pid")
 	got=$(pmaps --summary "$pid" | awk '$1 == "total" { print $4 }')
 	[ "$want" = "$got" ] || { echo "# resident KiB: want $want, got $got"; return 1; }
 }

@@ -685,6 +685,25 @@ static long smaps_anon_huge_kb(const void *addr)
 	return kb;
 }
 
+/*
+ * The size of a pmd-mapped THP, the kernel's hpage_pmd_size: 2 MiB on
+ * x86-64 and arm64 with 4K pages, 32 MiB with arm64's 16K pages.  0 when
+ * it cannot be read.
+ */
+static size_t thp_pmd_size(void)
+{
+	FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size",
+			"r");
+	unsigned long size = 0;
+
+	if (!f)
+		return 0;
+	if (fscanf(f, "%lu", &size) != 1)
+		size = 0;
+	fclose(f);
+	return size;
+}
+
 /* Whether the THP knob reads "[never]". */
 static bool thp_never(const char *knob)
 {
@@ -928,13 +947,18 @@ static enum outcome test_thp(void)
 		.set = FLAG(YOUNG) | FLAG(UPTODATE) | FLAG(PTE_DIRTY),
 		.mapcount = 1,
 	};
-	size_t len = 2 * HUGE_SIZE;
+	size_t thp = thp_pmd_size(), len = 2 * thp;
 	struct span want;
 	char *base, *huge;
 	long kb;
 
 	if (access(knob, F_OK))
 		return skip("%s missing", knob);
+	/* the knob exists, so the kernel has THP and says its size */
+	if (!thp) {
+		tap_diag("no THP size in /sys/kernel/mm/transparent_hugepage/hpage_pmd_size");
+		return FAIL;
+	}
 	base = map_between_guards(len, PROT_READ | PROT_WRITE,
 				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (!base)
@@ -944,15 +968,15 @@ static enum outcome test_thp(void)
 		tap_diag("MADV_HUGEPAGE: %s", strerror(errno));
 		return FAIL;
 	}
-	huge = (char *)(((uintptr_t)base + HUGE_SIZE - 1) & ~(HUGE_SIZE - 1));
-	memset(huge, 1, HUGE_SIZE);
+	huge = (char *)(((uintptr_t)base + thp - 1) & ~(thp - 1));
+	memset(huge, 1, thp);
 	kb = smaps_anon_huge_kb(huge);
 	/*
 	 * "never" is the machine's choice; otherwise a fresh guest has the
 	 * huge page to give an aligned, madvised write, and a test that
 	 * got none tested nothing.
 	 */
-	if (kb < (long)(HUGE_SIZE >> 10)) {
+	if (kb < (long)(thp >> 10)) {
 		if (thp_never(knob))
 			return skip("THP disabled: %s is never", knob);
 		tap_diag("no THP for an aligned MADV_HUGEPAGE write (AnonHugePages %ld kB)",
@@ -961,7 +985,7 @@ static enum outcome test_thp(void)
 	}
 	drain_lru_batches();
 	want = (struct span){ (uintptr_t)(huge - base) / page_size,
-			      HUGE_SIZE / page_size };
+			      thp / page_size };
 	return expect_ranges(getpid(), "after writing a THP", base, len, &want,
 			     1, &rule) ? PASS : FAIL;
 }

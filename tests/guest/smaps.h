@@ -352,7 +352,30 @@ static inline unsigned long long smaps_compare(const struct pmaps_map *map,
 #define SMAPS_COW_PAGES		16
 #define SMAPS_SHARED_PAGES	8
 #define SMAPS_SHMEM_PAGES	8
-#define SMAPS_THP_SIZE		(2UL << 20)
+/*
+ * A PMD-mapped THP's size, hpage_pmd_size: 2 MiB on x86-64 and arm64 with
+ * 4K pages, 32 MiB with arm64's 16K pages.  2 MiB where the kernel has no
+ * THP (the THP test then skips; the VMA is compared as it is).
+ */
+static inline size_t smaps_thp_size(void)
+{
+	static size_t size;
+	unsigned long v = 0;
+	FILE *f;
+
+	if (size)
+		return size;
+	f = fopen("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size", "re");
+	if (f) {
+		if (fscanf(f, "%lu", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	size = v ? v : 2UL << 20;
+	return size;
+}
+
+#define SMAPS_THP_SIZE		smaps_thp_size()
 #define SMAPS_COW_FILE		"cow"
 #define SMAPS_SHARED_FILE	"shared"
 
