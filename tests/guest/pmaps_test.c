@@ -31,6 +31,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -38,6 +39,7 @@
 #include "guest.h"
 #include "lru_gen.h"
 #include "pmaps.h"
+#include "smaps.h"
 #include "tap.h"
 
 #define TEST_TIMEOUT_SEC	120
@@ -1103,6 +1105,125 @@ out:
 	for (i = 0; i < ARRAY_SIZE(chunks); i++)
 		text_free(&texts[i]);
 	target_end(&t);
+	return ok ? PASS : FAIL;
+}
+
+/* The "[setting]" of an mTHP knob into buf; 0, or -1. */
+static int mthp_setting(const char *path, char *buf, size_t len)
+{
+	char line[256], *open_br, *close_br;
+	FILE *f = fopen(path, "re");
+	bool ok;
+
+	if (!f)
+		return -1;
+	ok = fgets(line, sizeof(line), f) != NULL;
+	fclose(f);
+	open_br = ok ? strchr(line, '[') : NULL;
+	close_br = open_br ? strchr(open_br, ']') : NULL;
+	if (!close_br || (size_t)(close_br - open_br) > len)
+		return -1;
+	snprintf(buf, len, "%.*s", (int)(close_br - open_br - 1), open_br + 1);
+	return 0;
+}
+
+/* smaps' Rss and Referenced, in kB, of our VMA holding addr; 0, or -1. */
+static int smaps_rss_referenced(const void *addr, unsigned long long *rss,
+				unsigned long long *referenced)
+{
+	const struct smaps_vma *v;
+	struct smaps sm;
+
+	if (smaps_read(getpid(), &sm))
+		return -1;
+	v = smaps_vma_at(&sm, (uintptr_t)addr);
+	if (v) {
+		*rss = v->rss;
+		*referenced = v->referenced;
+	}
+	smaps_free(&sm);
+	return v ? 0 : -1;
+}
+
+/*
+ * arm64 (CONFIG_ARM64_CONTPTE) maps a naturally aligned folio of
+ * CONT_PTE_SIZE -- 16 pages of 4 KiB, 128 of 16 KiB, 32 of 64 KiB -- with
+ * the contiguous bit, and a CPU with hardware access-flag management
+ * (FEAT_HAFDBS; QEMU's -cpu max has it) sets the access flag on the one
+ * pte of the block it went through.  ptep_get() gathers young and dirty
+ * over the block (contpte_ptep_get()), so smaps' Referenced, which reads
+ * each pte so, counts the whole block after one page is touched.  A walk
+ * that read a pte raw would show one young page; the module must show
+ * what smaps counts.  The folio is made by one write fault with that mTHP
+ * size on always, then clear_refs clears young over the block
+ * (contpte_ptep_test_and_clear_young()), then one page is read.
+ */
+static enum outcome test_contpte_young(void)
+{
+	const struct rule young = { .set = FLAG(YOUNG), .mapcount = 1 };
+	const struct rule old = { .clear = FLAG(YOUNG), .mapcount = 1 };
+	unsigned long long rss = 0, referenced = 0;
+	size_t cont, nr;
+	char knob[128], saved[32];
+	struct utsname u;
+	struct span want;
+	char *base, *block;
+	bool ok = false;
+
+	if (uname(&u))
+		return FAIL;
+	if (strcmp(u.machine, "aarch64"))
+		return skip("the contiguous bit is arm64's; this is %s", u.machine);
+	cont = page_size == 4096 ? 64UL << 10 : 2UL << 20;
+	nr = cont / page_size;
+	snprintf(knob, sizeof(knob),
+		 "/sys/kernel/mm/transparent_hugepage/hugepages-%zukB/enabled",
+		 cont >> 10);
+	/* Debian's arm64 kernels have THP and mTHP (v6.8) */
+	if (mthp_setting(knob, saved, sizeof(saved))) {
+		tap_diag("%s: cannot be read", knob);
+		return FAIL;
+	}
+	if (write_string(knob, "always"))
+		return FAIL;
+	base = map_between_guards(2 * cont, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (!base)
+		goto restore;
+	block = (char *)(((uintptr_t)base + cont - 1) & ~(cont - 1));
+	block[0] = 1;
+	/* one fault mapped the whole folio, or there is no block to test */
+	if (smaps_rss_referenced(block, &rss, &referenced) ||
+	    rss != cont >> 10) {
+		tap_diag("one write fault mapped %llu kB, not a %zu kB folio",
+			 rss, cont >> 10);
+		goto unmap;
+	}
+	drain_lru_batches();
+	if (write_string("/proc/self/clear_refs", "1"))
+		goto unmap;
+	want = (struct span){ 0, nr };
+	if (smaps_rss_referenced(block, &rss, &referenced) || referenced) {
+		tap_diag("after clear_refs smaps says Referenced: %llu kB", referenced);
+		goto unmap;
+	}
+	if (!expect_ranges(getpid(), "after clear_refs", block, cont, &want, 1,
+			   &old))
+		goto unmap;
+	(void)((const volatile char *)block)[nr / 2 * page_size];
+	if (smaps_rss_referenced(block, &rss, &referenced))
+		goto unmap;
+	if (referenced != cont >> 10) {
+		tap_diag("after reading page %zu of %zu, smaps says Referenced: %llu kB, not the block's %zu kB: not a contiguous block",
+			 nr / 2, nr, referenced, cont >> 10);
+		goto unmap;
+	}
+	ok = expect_ranges(getpid(), "after reading one page", block, cont,
+			   &want, 1, &young);
+unmap:
+	munmap(base, 2 * cont);
+restore:
+	write_string(knob, saved);
 	return ok ? PASS : FAIL;
 }
 
@@ -3481,6 +3602,7 @@ static const struct test_case tests[] = {
 	TEST(test_active_classic_read_twice),
 	TEST(test_thp),
 	TEST(test_long_line_across_lock_holds),
+	TEST(test_contpte_young),
 	TEST(test_sparse_1tib),
 	TEST(test_read_size_independence),
 	TEST(test_bad_names),
