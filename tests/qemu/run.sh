@@ -101,9 +101,10 @@ build_programs() {
 	arm64)
 		mkdir -p "$arm/src/tests"
 		rm -rf "$arm/src/userspace" "$arm/src/tests/guest"
-		cp -r "$top/userspace" "$arm/src/"
-		cp -r "$top/tests/guest" "$arm/src/tests/"
-		cp "$top/dkms.conf" "$arm/src/"
+		# with their times, so that make rebuilds only what changed
+		cp -rp "$top/userspace" "$arm/src/"
+		cp -rp "$top/tests/guest" "$arm/src/tests/"
+		cp -p "$top/dkms.conf" "$arm/src/"
 		in=${arm#"$troot"}
 		"$top/tests/trixie-root.sh" run env \
 			PKG_CONFIG_LIBDIR=/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig \
