@@ -96,4 +96,3 @@ for pkg in prometheus-node-exporter prometheus; do
 	rm -rf "$dir.tmp"
 done
 "$here/trixie-root.sh" kernels >/dev/null
-"$here/trixie-root.sh" arm64 >/dev/null
