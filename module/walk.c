@@ -854,11 +854,14 @@ static enum pmaps_step pmaps_walk_huge_ptes(struct pmaps_walk *walk,
 			 * the lock as pmaps_walk_pmds() reads empty pmds.
 			 */
 			max = ((end - 1) >> shift) - (addr >> shift) + 1;
-			for (nr = 1; nr < max; nr++)
-				if (!huge_pte_none(pmaps_huge_ptep_get(mm,
-						addr + (nr << shift),
-						ptep + nr * entries, sz)))
+			for (nr = 1; nr < max; nr++) {
+				pte_t next_pte = pmaps_huge_ptep_get(mm,
+							addr + (nr << shift),
+							ptep + nr * entries, sz);
+
+				if (!huge_pte_none(next_pte))
 					break;
+			}
 			if (pmaps_hole(walk, addr) == PMAPS_RECORD_FULL)
 				return PMAPS_RECORD_FULL;
 			next = ((addr >> shift) + nr) << shift;
