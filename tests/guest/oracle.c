@@ -43,6 +43,7 @@
 #include "loaded.h"
 #include "lru_drain.h"
 #include "tap.h"
+#include "thp.h"
 #include "pmaps.h"
 #include "pagemap.h"
 
@@ -879,25 +880,6 @@ static const char mthp_path[] =
 static const char pmd_thp_path[] =
 	"/sys/kernel/mm/transparent_hugepage/hugepages-2048kB/enabled";
 
-/* The [bracketed] choice of a THP sysfs file into buf; 0 or -1. */
-static int thp_setting(const char *path, char *buf, size_t len)
-{
-	char line[256], *open_br, *close_br;
-	FILE *f = fopen(path, "re");
-	int ok;
-
-	if (!f)
-		return -1;
-	ok = fgets(line, sizeof(line), f) != NULL;
-	fclose(f);
-	open_br = ok ? strchr(line, '[') : NULL;
-	close_br = open_br ? strchr(open_br, ']') : NULL;
-	if (!close_br || (size_t)(close_br - open_br) > len)
-		return -1;
-	snprintf(buf, len, "%.*s", (int)(close_br - open_br - 1), open_br + 1);
-	return 0;
-}
-
 static int write_setting(const char *path, const char *value)
 {
 	FILE *f = fopen(path, "we");
@@ -979,12 +961,12 @@ static int test_oracle_mthp(struct text *t)
 	pid_t pid, gc = -1;
 	char *area = NULL;
 
-	if (thp_setting(mthp_path, old_mthp, sizeof(old_mthp))) {
+	if (sysfs_choice(mthp_path, old_mthp, sizeof(old_mthp))) {
 		tap_skip("test_oracle_mthp", "no 64 KiB mTHP: the kernel has no THP, or is older than v6.8");
 		return 1;
 	}
 	/* 64 KiB folios, never a PMD THP over them */
-	thp_setting(pmd_thp_path, old_pmd, sizeof(old_pmd));
+	sysfs_choice(pmd_thp_path, old_pmd, sizeof(old_pmd));
 	if (write_setting(mthp_path, "always") ||
 	    (old_pmd[0] && write_setting(pmd_thp_path, "never")) || pipe(p)) {
 		tap_diag("mthp: setup: %s", strerror(errno));

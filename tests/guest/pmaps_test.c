@@ -41,6 +41,7 @@
 #include "pmaps.h"
 #include "smaps.h"
 #include "tap.h"
+#include "thp.h"
 
 #define TEST_TIMEOUT_SEC	120
 #define ANY_MAPCOUNT		LONG_MIN
@@ -1160,25 +1161,6 @@ out:
 	return ok ? PASS : FAIL;
 }
 
-/* The "[setting]" of an mTHP knob into buf; 0, or -1. */
-static int mthp_setting(const char *path, char *buf, size_t len)
-{
-	char line[256], *open_br, *close_br;
-	FILE *f = fopen(path, "re");
-	bool ok;
-
-	if (!f)
-		return -1;
-	ok = fgets(line, sizeof(line), f) != NULL;
-	fclose(f);
-	open_br = ok ? strchr(line, '[') : NULL;
-	close_br = open_br ? strchr(open_br, ']') : NULL;
-	if (!close_br || (size_t)(close_br - open_br) > len)
-		return -1;
-	snprintf(buf, len, "%.*s", (int)(close_br - open_br - 1), open_br + 1);
-	return 0;
-}
-
 /* smaps' Rss and Referenced, in kB, of our VMA holding addr; 0, or -1. */
 static int smaps_rss_referenced(const void *addr, unsigned long long *rss,
 				unsigned long long *referenced)
@@ -1232,7 +1214,7 @@ static enum outcome test_contpte_young(void)
 		 "/sys/kernel/mm/transparent_hugepage/hugepages-%zukB/enabled",
 		 cont >> 10);
 	/* Debian's arm64 kernels have THP and mTHP (v6.8) */
-	if (mthp_setting(knob, saved, sizeof(saved))) {
+	if (sysfs_choice(knob, saved, sizeof(saved))) {
 		tap_diag("%s: cannot be read", knob);
 		return FAIL;
 	}
