@@ -187,8 +187,10 @@ pack_initramfs() {
 		# Further programs for /bin, e.g. page-types for the bench.
 		for extra in ${GUEST_BINS:-}; do cp "$extra" "$root/bin/"; done
 		cp "$pmaps_bin" "$root/bin/"
-		case ",${SUITES:-/core.sh},$arch" in
-		*,/core.sh,*,amd64) add_tools "$root" ;;
+		# gdb and readelf where core.sh runs (every suite runs when
+		# SUITES is empty), on amd64 only
+		case ",${SUITES:-/core.sh},:$arch" in
+		*,/core.sh,*:amd64) add_tools "$root" ;;
 		esac
 	fi
 	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$build/initramfs-$1.cpio.gz"
