@@ -529,7 +529,7 @@ static enum outcome test_closed_files_give_memory_back(void)
 	if (kernel_kb() < 0)
 		return skip("no Slab line in /proc/meminfo");
 	if (kasan_quarantines())
-		return skip("KASAN quarantines freed objects: kmemleak judges what closing frees");
+		return skip("KASAN quarantines freed objects; the plain kernel's suites judge what closing frees");
 	if (start_long_text_target(&t, path, sizeof(path)))
 		goto out;
 	if (open_partially_read(path, held))
@@ -612,7 +612,7 @@ static enum outcome test_release_drops_the_mm(void)
 	if (slab_active_objects(MM_CACHE) < 0)
 		return skip("no %s line in /proc/slabinfo", MM_CACHE);
 	if (kasan_quarantines())
-		return skip("KASAN quarantines freed objects: kmemleak judges what release frees");
+		return skip("KASAN quarantines freed objects; the plain kernel's suites judge what release frees");
 	for (i = 0; i < NR_MM_TARGETS; i++)
 		pids[i] = -1;
 	before = slab_active_objects(MM_CACHE);
