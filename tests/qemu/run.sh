@@ -245,6 +245,9 @@ boot() {
 # the targets' page tables alone, so it stays off (older kernels ignore it).
 extra_cmdline=" damon_stat.enabled=N"
 [ "$mode" = bench ] && extra_cmdline="$extra_cmdline tsc=reliable"
+# SUITE_LIMIT: seconds a guest suite may run, for a slow kernel (the
+# guest's init has its default).
+[ -n "${SUITE_LIMIT:-}" ] && extra_cmdline="$extra_cmdline pmaps.suite_limit=$SUITE_LIMIT"
 
 passed=0 failed=0 skipped=0 retried=0
 for spec in $kernels; do
