@@ -3,7 +3,9 @@
  * smaps_oracle: the pmaps text of a stopped process against the kernel's
  * own numbers, /proc/PID/smaps, VMA by VMA (tests/guest/smaps.h):
  * resident pages against Rss, pages with P or D against Private_Dirty +
- * Shared_Dirty, pages with Y or R against Referenced.  The target has a
+ * Shared_Dirty, pages with Y or R against Referenced, the PSS pmaps
+ * counts from the mapcounts against Pss, and against smaps_rollup's Pss
+ * for the whole process.  The target has a
  * VMA of each kind (anonymous, zero page, COW in a private file mapping,
  * a shared file, shmem, a THP), and all the VMAs any process has: its
  * executable, heap, stack, [vdso].  Its files are on a ramfs, so that the
@@ -148,6 +150,88 @@ static enum outcome test_smaps_referenced(void)
 }
 
 /*
+ * Exact on every kernel: smaps takes each page's share from the same
+ * mapcount the text shows (the folio average where the kernel keeps no
+ * per-page count, CONFIG_NO_PAGE_MAPCOUNT), rounded down in the same
+ * fixed point.  The target's COW and shared-file pages are mapped twice.
+ */
+static enum outcome test_smaps_pss(void)
+{
+	static const struct smaps_rule rule = {
+		SMAPS_PSS, 0, "resident", false,
+	};
+
+	return compare(&rule);
+}
+
+/* smaps_rollup's Pss, read while the text was: see rollup_read_text(). */
+static unsigned long long rollup_pss_kb;
+
+/* The text, then smaps_rollup's Pss, both between two equal smaps. */
+static int rollup_read_text(pid_t pid, struct pmaps_map *map)
+{
+	char path[64], line[256];
+	bool found = false;
+	FILE *f;
+
+	if (read_text(pid, map))
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", (int)pid);
+	f = fopen(path, "re");
+	if (!f) {
+		tap_diag("open %s: %s", path, strerror(errno));
+		pmaps_map_free(map);
+		return -1;
+	}
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "Pss: %llu kB", &rollup_pss_kb) == 1;
+	fclose(f);
+	if (!found) {
+		tap_diag("%s has no Pss line", path);
+		pmaps_map_free(map);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The process's PSS: smaps_rollup sums the VMAs' fixed-point shares
+ * before it rounds to kB, so this is not the sum of the VMAs' Pss lines.
+ */
+static enum outcome test_smaps_rollup_pss(void)
+{
+	struct pmaps_pss total = { 0 };
+	struct smaps_target st;
+	struct pmaps_map map;
+	struct smaps sm;
+	size_t i;
+
+	if (start_target(&st))
+		return FAIL;
+	if (smaps_read_with_text(st.t.pid, rollup_read_text, &map, &sm)) {
+		end_target(&st);
+		return FAIL;
+	}
+	for (i = 0; i < map.nr_vmas; i++) {
+		struct pmaps_pss pss = smaps_pss(&map.vmas[i]);
+
+		pmaps_pss_sum(&total, &pss);
+	}
+	tap_check(!total.unknown, "%llu pages of mapcount '?' read as root",
+		  total.unknown);
+	tap_check(rollup_pss_kb > 0, "smaps_rollup says Pss 0 kB");
+	tap_check(pmaps_pss_bytes(&total) >> 10 == rollup_pss_kb,
+		  "PSS from the text's mapcounts %llu kB, smaps_rollup Pss %llu kB",
+		  pmaps_pss_bytes(&total) >> 10, rollup_pss_kb);
+	tap_diag("PSS %llu kB, smaps_rollup %llu kB over %zu VMAs",
+		 pmaps_pss_bytes(&total) >> 10, rollup_pss_kb, map.nr_vmas);
+	pmaps_map_free(&map);
+	smaps_free(&sm);
+	end_target(&st);
+	return tap_failed_checks ? FAIL : PASS;
+}
+
+/*
  * The THP VMA is compared by the tests above whatever backs it; this one
  * says that it was one PMD-mapped THP where the kernel has THP, so that
  * the comparisons covered one.
@@ -193,6 +277,8 @@ static const struct test_case tests[] = {
 	TEST(test_smaps_rss),
 	TEST(test_smaps_dirty),
 	TEST(test_smaps_referenced),
+	TEST(test_smaps_pss),
+	TEST(test_smaps_rollup_pss),
 	TEST(test_smaps_thp_pmd_mapped),
 };
 
