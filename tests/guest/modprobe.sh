@@ -21,7 +21,7 @@ mounted() {
 	in_root /usr/bin/cat /proc/mounts | grep -q '^pmaps_ext /proc/pmaps_ext pmaps_ext '
 }
 
-tap_plan 5
+tap_plan 6
 
 mount -t proc proc /deb/proc
 mount -t sysfs sys /deb/sys
@@ -73,4 +73,38 @@ test_modprobe_r() {
 	! loaded || { echo "# still in /proc/modules"; return 1; }
 }
 check "modprobe -r pmaps_ext unmounts and unloads" test_modprobe_r
+
+# A manual mount racing the install rule's: the moment modprobe has
+# loaded the module (its directory appears), mount(8) mounts on
+# /proc/pmaps_ext while the rule checks and mounts there too.  Whoever
+# loses must neither stack a second mount (modprobe -r then fails with
+# EBUSY) nor make modprobe fail: the module is loaded and mounted once,
+# as asked.  Rounds of it, each undone with modprobe -r.
+RACE_ROUNDS=40
+test_mount_races_rule() {
+	bad=0
+	round=1
+	lost=0
+	while [ $round -le $RACE_ROUNDS ] && [ $bad = 0 ]; do
+		timeout -k 5 60 sh -c 'until [ -d /deb/proc/pmaps_ext ]; do :; done
+			exec chroot /deb /usr/bin/mount -t pmaps_ext pmaps_ext \
+				/proc/pmaps_ext' > /tmp/mount.out 2>&1 &
+		manual=$!
+		in_root /sbin/modprobe pmaps_ext > /tmp/modprobe.out 2>&1 ||
+			{ echo "# round $round: modprobe failed:"; diag /tmp/modprobe.out; bad=1; }
+		wait $manual || lost=$((lost + 1))
+		mounts=$(in_root /usr/bin/cat /proc/mounts |
+			grep -c '^pmaps_ext /proc/pmaps_ext pmaps_ext ')
+		[ "$mounts" = 1 ] ||
+			{ echo "# round $round: $mounts mounts on /proc/pmaps_ext"; diag /tmp/mount.out; bad=1; }
+		in_root /sbin/modprobe -r pmaps_ext > /tmp/modprobe.out 2>&1 ||
+			{ echo "# round $round: modprobe -r failed:"; diag /tmp/modprobe.out; bad=1; }
+		! mounted && ! loaded ||
+			{ echo "# round $round: still mounted or loaded"; bad=1; }
+		round=$((round + 1))
+	done
+	echo "# $((round - 1)) rounds; mount(8) lost to the rule in $lost"
+	[ $bad = 0 ]
+}
+check "a manual mount racing the install rule leaves one mount" test_mount_races_rule
 tap_done
