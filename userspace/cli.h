@@ -125,11 +125,15 @@ void pmaps_put_name(FILE *out, const char *name);
  * *text (malloc()ed, not NUL-terminated) and *len, the document into
  * *map, which must be freed in every case.  PMAPS_ERR_TARGET when it
  * cannot be opened or read ("pmaps: FILE: reason"), PMAPS_ERR_INPUT when
- * it is malformed ("FILE:LINE: expected ...").
+ * it is malformed ("FILE:LINE: expected ...").  Pages of page_size
+ * bytes: this host's for a live file of /proc, else
+ * pmaps_doc_page_size() (0: the one the document tells).
  */
-enum pmaps_status pmaps_read_doc_path(const char *path, char **text,
-				      size_t *len, struct pmaps_map *map,
-				      char *err, size_t errlen);
+enum pmaps_status pmaps_read_doc_path(const char *path,
+				      unsigned long long page_size,
+				      char **text, size_t *len,
+				      struct pmaps_map *map, char *err,
+				      size_t errlen);
 /*
  * Load a saved document; path "-" is stdin.  Errors: "FILE:LINE: ...".
  * A document that loads but shows nothing has doc->warning set.

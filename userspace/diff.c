@@ -128,7 +128,8 @@ static int load(const char *path, enum pmaps_source source,
 	if (pmaps_parse_pid(path, &pid) && stat(path, &st) && errno == ENOENT)
 		return load_pid(path, pid, source, doc);
 	/* Text or JSON: the library tells them apart. */
-	ret = pmaps_read_doc_path(path, &text, &len, map, err, sizeof(err));
+	ret = pmaps_read_doc_path(path, pmaps_doc_page_size(), &text, &len,
+				  map, err, sizeof(err));
 	free(text);
 	if (ret) {
 		pmaps_cmd_report("diff", err);

@@ -354,7 +354,8 @@ static char *read_maps(int pid, size_t *len, struct pmaps_map *map)
 	enum pmaps_status st;
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	st = pmaps_read_doc_path(path, &text, len, map, err, sizeof(err));
+	st = pmaps_read_doc_path(path, pmaps_page_size(), &text, len, map,
+				 err, sizeof(err));
 	if (st) {
 		if (st == PMAPS_ERR_INPUT)
 			fprintf(stderr, "pmaps record: %s\n", err);

@@ -88,9 +88,13 @@ static void try_text(const char *path, enum pmaps_source src,
 	a->status = PMAPS_OK;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
-		/* a malformed document stays, so that the message can be checked */
-		int ret = pmaps_read_doc(fd, path, &doc->text, &doc->text_len,
-					 &doc->map, a->why, sizeof(a->why));
+		/*
+		 * a malformed document stays, so that the message can be
+		 * checked; a live one has this host's pages
+		 */
+		int ret = pmaps_read_doc_as(fd, path, pmaps_page_size(),
+					    &doc->text, &doc->text_len,
+					    &doc->map, a->why, sizeof(a->why));
 
 		if (ret != -1) {
 			close(fd);
@@ -411,9 +415,11 @@ enum pmaps_status pmaps_load_pid(int pid, enum pmaps_source src,
 	return PMAPS_ERR_TARGET;
 }
 
-enum pmaps_status pmaps_read_doc_path(const char *path, char **text,
-				      size_t *len, struct pmaps_map *map,
-				      char *err, size_t errlen)
+enum pmaps_status pmaps_read_doc_path(const char *path,
+				      unsigned long long page_size,
+				      char **text, size_t *len,
+				      struct pmaps_map *map, char *err,
+				      size_t errlen)
 {
 	int is_stdin = !strcmp(path, "-");
 	const char *name = is_stdin ? "<stdin>" : path;
@@ -427,7 +433,8 @@ enum pmaps_status pmaps_read_doc_path(const char *path, char **text,
 		say(err, errlen, "pmaps: %s: %s", name, strerror(errno));
 		return PMAPS_ERR_TARGET;
 	}
-	ret = pmaps_read_doc(fd, name, text, len, map, err, errlen);
+	ret = pmaps_read_doc_as(fd, name, page_size, text, len, map, err,
+				errlen);
 	e = errno;
 	if (!is_stdin)
 		close(fd);
@@ -505,8 +512,8 @@ enum pmaps_status pmaps_load_file(const char *path, struct pmaps_doc *doc,
 	if (errlen)
 		err[0] = '\0';
 	snprintf(doc->label, sizeof(doc->label), "%s", name);
-	st = pmaps_read_doc_path(path, &doc->text, &doc->text_len, &doc->map,
-				 err, errlen);
+	st = pmaps_read_doc_path(path, pmaps_doc_page_size(), &doc->text,
+				 &doc->text_len, &doc->map, err, errlen);
 	if (st)
 		return st;
 	json = pmaps_is_json(doc->text, doc->text_len);

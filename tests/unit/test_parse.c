@@ -1116,7 +1116,8 @@ static void test_unknown_mapcount(void)
 	const struct pmaps_vma *v;
 	char s[PMAPS_MAPCOUNT_LEN];
 
-	CHECK_U(parse_str("00400000-00410000 r--p 00000000 08:01 7 /f\n"
+	/* 7 pages: only 4 KiB pages fit */
+	CHECK_U(parse_str("00400000-00407000 r--p 00000000 08:01 7 /f\n"
 			  "0\t3\tY??U_??\t?\n"
 			  "3\t1\tY??U_??\t1\n"
 			  "4\t1\tY??U_??\t?\tmore columns\n"
@@ -1258,14 +1259,78 @@ static void test_bad_nul_in_header(void)
 	pmaps_map_free(&map);
 }
 
+/*
+ * The page size of a document: the one its lines fit, or the one given;
+ * in the map and in each VMA, so that addresses follow from it.
+ */
+static void test_doc_page_size(void)
+{
+	/* a 16 KiB-page anon VMA: index 0x1000 is 0x4000000 */
+	static const char doc16[] =
+		"04000000-04008000 rw-p 00000000 00:00 0\n"
+		"4096\t2\tYRAU___\t1\n";
+	/* a file VMA of 64 KiB read from page 0: any size fits */
+	static const char ambiguous[] =
+		"00400000-00410000 r--p 00000000 08:01 7 /f\n"
+		"0\t1\tYRAU___\t1\n";
+	struct pmaps_map map;
+	char err[ERRLEN];
+
+	CHECK_U(parse_str(doc16, &map, err), 0);
+	CHECK_U(map.page_size, 16384);
+	CHECK_U(map.nr_vmas == 1 ? map.vmas[0].page_size : 0, 16384);
+	if (map.nr_vmas == 1 && map.vmas[0].nr_ranges == 1) {
+		CHECK_U(pmaps_range_addr(&map.vmas[0], &map.vmas[0].ranges[0]),
+			0x4000000);
+		CHECK(pmaps_find_range(&map.vmas[0], 0x4007fff) ==
+		      &map.vmas[0].ranges[0]);
+	} else {
+		CHECK(0);
+	}
+	pmaps_map_free(&map);
+
+	/* given, a size the document does not fit is an error */
+	CHECK_U(pmaps_parse_buf_as(doc16, sizeof(doc16) - 1, "t", 4096, &map,
+				   err, ERRLEN), -1);
+	CHECK_S(err, "t:2: expected range inside 04000000-04008000, got '01000000-01002000'");
+	pmaps_map_free(&map);
+
+	expect_bad_str(ambiguous, "t:2: expected range lines that tell the page size, got ones that fit pages of 4096, 8192, 16384, 32768 or 65536 bytes alike (give --page-size)");
+	CHECK_U(pmaps_parse_buf_as(ambiguous, sizeof(ambiguous) - 1, "t",
+				   65536, &map, err, ERRLEN), 0);
+	CHECK_U(map.page_size, 65536);
+	pmaps_map_free(&map);
+
+	/* without ranges nothing depends on it: this host's, or what fits */
+	CHECK_U(parse_str("00400000-00410000 r--p 00000000 08:01 7 /f\n",
+			  &map, err), 0);
+	CHECK_U(map.page_size, pmaps_page_size());
+	pmaps_map_free(&map);
+
+	/* NUMA: a folio of KB 16 is no whole number of 32 or 64 KiB pages */
+	expect_bad_str("00400000-00410000 r--p 00000000 08:01 7 /f\n"
+		       "0\t1\tYRAU___\t1\t0\t16\n",
+		       "t:2: expected range lines that tell the page size, got ones that fit pages of 4096, 8192 or 16384 bytes alike (give --page-size)");
+	expect_bad_str("04000000-04008000 rw-p 00000000 00:00 0\n"
+		       "4096\t2\tYRAU___\t1\t0\t4\n",
+		       "t:2: expected KB a multiple of the page size in KiB, 16, got '4'");
+
+	/* VMAs on no page of 4 KiB to 64 KiB */
+	expect_bad_str("00400800-00410000 r--p 00000000 08:01 7 /f\n",
+		       "t:1: expected START, END and OFFSET multiples of the page size, 4096, 8192, 16384, 32768 or 65536, got '00400800-00410000 r--p 00000000 08:01 7 ...'");
+}
+
 static void test_bad_range_outside(void)
 {
 	expect_bad_fixture("bad-range-outside.txt",
 			   "bad-range-outside.txt:2: expected range inside "
 			   "00400000-00402000, got '00401000-00403000'");
-	/* File page 1 is before a VMA whose offset starts at page 2. */
-	expect_bad_str("00400000-00402000 r--p 00002000 00:02 1\n"
-		       "1\t1\tY__U___\t1\n",
+	/*
+	 * File page 2 is before a VMA whose offset starts at page 3 (an
+	 * offset only 4 KiB pages fit).
+	 */
+	expect_bad_str("00400000-00402000 r--p 00003000 00:02 1\n"
+		       "2\t1\tY__U___\t1\n",
 		       "t:2: expected range inside 00400000-00402000, "
 		       "got '003ff000-00400000'");
 	expect_bad_str("00400000-00402000 rw-p 00000000 00:00 0\n"
@@ -1570,6 +1635,7 @@ static const struct {
 	T(test_bad_flags_char, 0),
 	T(test_bad_header, 0),
 	T(test_bad_nul_in_header, 0),
+	T(test_doc_page_size, 0),
 	T(test_bad_range_outside, 1),
 	T(test_bad_range_overlap, 1),
 	T(test_bad_range_order, 1),

@@ -623,11 +623,14 @@ static void test_json_valid(void)
 	tap_test_done("json output is valid JSON with one object per range");
 }
 
-/* One VMA whose name holds every character that needs escaping. */
+/*
+ * One VMA whose name holds every character that needs escaping; 3 pages
+ * long, so that only 4 KiB pages fit it.
+ */
 static int doc_odd_name(struct pmaps_doc *d, const char *name)
 {
 	static const char text[] =
-		"00400000-00402000 r--p 00000000 08:01 7     x\n0\t1\tYR_U_D_\t1\n";
+		"00400000-00403000 r--p 00000000 08:01 7     x\n0\t1\tYR_U_D_\t1\n";
 	char *n;
 
 	if (doc_from_text(d, "odd \"label\"\t", text, sizeof(text) - 1))
@@ -681,7 +684,7 @@ static void test_tsv_escaping(void)
 		      "row has not 16 columns: %s", nl ? nl : "");
 		tap_check(has(&r, "\tmy\\tdir/new\\nline\\\\x\t"),
 		      "name not escaped: %s", r.buf);
-		tap_check(has(&r, "0\t00400000\t00402000\tr--p\t00000000\t08:01\t7\t"),
+		tap_check(has(&r, "0\t00400000\t00403000\tr--p\t00000000\t08:01\t7\t"),
 		      "VMA columns wrong: %s", r.buf);
 		render_free(&r);
 	}

@@ -31,7 +31,12 @@ struct json {
 	const char *p, *end;
 	unsigned int line;
 	int depth;
-	unsigned long long psize;
+	/*
+	 * Page sizes the VMAs so far fit, as their sum (pmaps.h): one when
+	 * given or the target's "page_size" told it.
+	 */
+	unsigned long long sizes;
+	unsigned int range_line;	/* of the first range, or 0 */
 	char *err;
 	size_t errlen;
 	int failed;
@@ -630,35 +635,74 @@ static int range_element(struct json *j, void *ctx)
 	return 0;
 }
 
-/* Each range where its address says, inside its VMA, in order. */
-static int check_ranges(struct json *j, const struct vma_ctx *vc)
+/*
+ * Each range where its address says with pages of sz bytes, inside its
+ * VMA, in order, its folio whole pages; and the VMA on pages.  0, or -1
+ * with the message in err.
+ */
+static int ranges_fit(struct json *j, const struct vma_ctx *vc,
+		      unsigned long long sz, char *err, size_t errlen)
 {
 	const struct pmaps_vma *v = &vc->v;
 	unsigned long long next = v->start, addr;
 	size_t i;
 
+	if (v->start % sz || v->end % sz || (v->inode && v->offset % sz)) {
+		snprintf(err, errlen,
+			 "%s:%u: expected start, end%s multiples of the page size, %llu, got %llx-%llx",
+			 j->name, v->line, v->inode ? " and offset" : "", sz,
+			 v->start, v->end);
+		return -1;
+	}
 	for (i = 0; i < v->nr_ranges; i++) {
 		const struct pmaps_range *r = &v->ranges[i];
 
-		addr = pmaps_range_addr(v, r);
+		addr = pmaps_range_addr_at(v, r, sz);
 		if (addr != vc->addresses[i]) {
-			snprintf(j->err, j->errlen,
+			snprintf(err, errlen,
 				 "%s:%u: expected address 0x%llx for index %llu, got 0x%llx",
 				 j->name, r->line, addr, r->index,
 				 vc->addresses[i]);
 			return -1;
 		}
 		/* in pages, so that nothing can overflow */
-		if (addr < next || addr >= v->end || addr % j->psize ||
-		    r->count > (v->end - addr) / j->psize) {
-			snprintf(j->err, j->errlen,
+		if (addr < next || addr >= v->end || addr % sz ||
+		    r->count > (v->end - addr) / sz) {
+			snprintf(err, errlen,
 				 "%s:%u: expected a range inside %llx-%llx starting at or after %llx, got %llu pages at 0x%llx",
 				 j->name, r->line, v->start, v->end, next,
 				 r->count, addr);
 			return -1;
 		}
-		next = addr + r->count * j->psize;
+		if (r->kb != PMAPS_KB_UNKNOWN && r->kb % (sz / 1024)) {
+			snprintf(err, errlen,
+				 "%s:%u: expected kb a multiple of the page size in KiB, %llu, got %llu",
+				 j->name, r->line, sz / 1024, r->kb);
+			return -1;
+		}
+		next = addr + r->count * sz;
 	}
+	return 0;
+}
+
+/*
+ * The page sizes the VMA fits stay in j->sizes; when none does, the
+ * message of the one messages use (pmaps_page_sizes_ref()).
+ */
+static int check_ranges(struct json *j, const struct vma_ctx *vc)
+{
+	unsigned long long sizes, ref = pmaps_page_sizes_ref(j->sizes);
+
+	for (sizes = j->sizes; sizes; sizes &= sizes - 1) {
+		unsigned long long sz = sizes & -sizes;
+
+		if (ranges_fit(j, vc, sz, NULL, 0))
+			j->sizes &= ~sz;
+	}
+	if (!j->sizes)
+		return ranges_fit(j, vc, ref, j->err, j->errlen);
+	if (vc->v.nr_ranges && !j->range_line)
+		j->range_line = vc->v.ranges[0].line;
 	return 0;
 }
 
@@ -869,12 +913,49 @@ struct target_ctx {
 	size_t nr;			/* targets so far */
 	unsigned int line;		/* of the target's '{' */
 	bool vmas_seen;
+	bool page_size_seen;
 };
+
+/*
+ * "page_size": the page size of the kernel the document came from, which
+ * its ranges must fit, before or after them.
+ */
+static int target_page_size(struct json *j, struct target_ctx *c)
+{
+	unsigned long long n;
+	const char *at;
+	char what[80];
+
+	if (c->page_size_seen)
+		return json_fail(j, "each member once, \"page_size\" again");
+	c->page_size_seen = true;
+	json_ws(j);
+	at = j->p;
+	if (json_uint(j, ULLONG_MAX, &n, "page_size"))
+		return -1;
+	if (!pmaps_page_size_ok(n)) {
+		j->p = at;
+		return json_fail(j, "page_size a power of two from %llu to %llu",
+				 1ULL << PMAPS_DOC_PAGE_SHIFT_MIN,
+				 1ULL << PMAPS_DOC_PAGE_SHIFT_MAX);
+	}
+	if (!(j->sizes & n)) {
+		pmaps_page_sizes_str(j->sizes, what, sizeof(what));
+		j->p = at;
+		return json_fail(j, "page_size %s, as the ranges%s have it",
+				 what[0] ? what : "(none)",
+				 pmaps_doc_page_size() ? " and --page-size" : "");
+	}
+	j->sizes = n;
+	return 0;
+}
 
 static int target_member(struct json *j, const char *key, void *ctx)
 {
 	struct target_ctx *c = ctx;
 
+	if (!strcmp(key, "page_size"))
+		return target_page_size(j, c);
 	if (strcmp(key, "vmas"))
 		return 1;
 	if (c->vmas_seen)
@@ -936,16 +1017,28 @@ static int top_member(struct json *j, const char *key, void *ctx)
 	return 0;
 }
 
+/* Its page size into the map and its VMAs. */
+static void set_page_size(struct json *j)
+{
+	unsigned long long sz = pmaps_page_sizes_ref(j->sizes);
+	size_t i;
+
+	j->map->page_size = sz;
+	for (i = 0; i < j->map->nr_vmas; i++)
+		j->map->vmas[i].page_size = sz;
+}
+
 static int parse_json(const char *buf, size_t len, const char *name,
-		      struct pmaps_map *map, char *err, size_t errlen,
-		      bool *at_end)
+		      unsigned long long page_size, struct pmaps_map *map,
+		      char *err, size_t errlen, bool *at_end)
 {
 	struct json j = {
 		.name = name, .p = buf, .end = buf + len, .line = 1,
-		.psize = pmaps_page_size(), .err = err, .errlen = errlen,
-		.map = map,
+		.sizes = pmaps_page_sizes_init(page_size), .err = err,
+		.errlen = errlen, .map = map,
 	};
 	struct top_ctx c = { .targets = { .top = &j } };
+	char what[80];
 
 	memset(map, 0, sizeof(*map));
 	json_ws(&j);
@@ -954,8 +1047,10 @@ static int parse_json(const char *buf, size_t len, const char *name,
 	    seen_all(&j, &c.seen, (1u << T_NR) - 1, top_members,
 		     "document")) {
 		*at_end = j.at_end;
+		set_page_size(&j);
 		return -1;
 	}
+	set_page_size(&j);
 	if (c.targets.nr != 1) {
 		snprintf(err, errlen, "%s:%u: expected one target, got none",
 			 name, c.seen.line);
@@ -969,22 +1064,49 @@ static int parse_json(const char *buf, size_t len, const char *name,
 	}
 	if (json_peek(&j))
 		return json_fail(&j, "the end of the file after the document");
+	if (j.range_line && (j.sizes & (j.sizes - 1))) {
+		pmaps_page_sizes_str(j.sizes, what, sizeof(what));
+		snprintf(err, errlen,
+			 "%s:%u: expected a target \"page_size\" or ranges that tell it, got ranges that fit pages of %s bytes alike (give --page-size)",
+			 name, j.range_line, what);
+		return -1;
+	}
 	return 0;
+}
+
+int pmaps_parse_json_as(const char *buf, size_t len, const char *name,
+			unsigned long long page_size, struct pmaps_map *map,
+			char *err, size_t errlen)
+{
+	bool at_end;
+
+	return parse_json(buf, len, name, page_size, map, err, errlen,
+			  &at_end);
 }
 
 int pmaps_parse_json(const char *buf, size_t len, const char *name,
 		     struct pmaps_map *map, char *err, size_t errlen)
 {
-	bool at_end;
+	return pmaps_parse_json_as(buf, len, name, pmaps_doc_page_size(),
+				   map, err, errlen);
+}
 
-	return parse_json(buf, len, name, map, err, errlen, &at_end);
+int pmaps_parse_json_prefix_as(const char *buf, size_t len, const char *name,
+			       unsigned long long page_size,
+			       struct pmaps_map *map, char *err,
+			       size_t errlen)
+{
+	bool at_end = false;
+	int ret = parse_json(buf, len, name, page_size, map, err, errlen,
+			     &at_end);
+
+	return ret && at_end ? 1 : ret;
 }
 
 int pmaps_parse_json_prefix(const char *buf, size_t len, const char *name,
 			    struct pmaps_map *map, char *err, size_t errlen)
 {
-	bool at_end = false;
-	int ret = parse_json(buf, len, name, map, err, errlen, &at_end);
-
-	return ret && at_end ? 1 : ret;
+	return pmaps_parse_json_prefix_as(buf, len, name,
+					  pmaps_doc_page_size(), map, err,
+					  errlen);
 }

@@ -419,8 +419,8 @@ static int list_vmas(struct pm_ctx *c, const char *file,
 	if (read_vma_file(c, file, s))
 		return -1;
 	snprintf(name, sizeof(name), "/proc/%d/%s headers", c->pid, file);
-	if (pmaps_parse_buf(s->hdr ? s->hdr : "", s->hdr_len, name, out,
-			    c->err, c->errlen))
+	if (pmaps_parse_buf_as(s->hdr ? s->hdr : "", s->hdr_len, name,
+			       pmaps_page_size(), out, c->err, c->errlen))
 		return -1;
 	if (out->nr_vmas != s->nr)
 		return fail(c, "%s: parsed %zu VMAs from %zu header lines",

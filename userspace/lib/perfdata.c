@@ -1120,9 +1120,13 @@ int pmaps_perf_replay(struct pmaps_perf_model *m, uint64_t until,
 			p = get_proc(m, ev->pid);
 			if (!p)
 				goto oom;
-			/* a text that does not parse is no snapshot */
-			if (pmaps_parse_buf(ev->name, ev->name_len, "snapshot",
-					    &snap, NULL, 0)) {
+			/*
+			 * a text that does not parse is no snapshot; pages
+			 * of this host's size, as perf.data does not say
+			 */
+			if (pmaps_parse_buf_as(ev->name, ev->name_len,
+					       "snapshot", pmaps_page_size(),
+					       &snap, NULL, 0)) {
 				pmaps_map_free(&snap);
 				break;
 			}

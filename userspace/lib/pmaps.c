@@ -41,14 +41,16 @@ struct parser {
 	char *err;
 	size_t errlen;
 	unsigned int line;
-	unsigned long long page_size;
+	/*
+	 * Page sizes the lines so far fit: the sum of the sizes, powers of
+	 * two.  One size when the caller gave it (pmaps_parse_buf_as()).
+	 */
+	unsigned long long sizes;
+	unsigned int range_line;	/* the first range line, or 0 */
 	size_t vmas_cap;
 	size_t ranges_cap;		/* of the last VMA */
-	/* Last VMA, in pages: index of its first page and its length. */
-	unsigned long long vma_base;
-	unsigned long long vma_pages;
-	/* First page, relative to the VMA, that the next range may use. */
-	unsigned long long next_page;
+	/* First INDEX that the next range of the last VMA may use. */
+	unsigned long long next_index;
 };
 
 /* Quote s[0..n) on one printable line: \t, \\ and \xNN for the rest. */
@@ -225,24 +227,133 @@ static int perms_ok(const char *s, size_t n)
 }
 
 /*
- * Pages a range of VMA v may use: index vma_base up to vma_pages later.  A
- * file VMA counts from START; an anon VMA from the first page boundary at
- * or above START, so that no page reaches outside the VMA even if the
- * addresses are not aligned to our page size.
+ * Pages a range of VMA v may use with pages of sz bytes: INDEX *base up
+ * to *pages later.  A file VMA counts from OFFSET; an anon VMA from the
+ * first page boundary at or above START (which the parser has checked
+ * START is).
  */
-static void set_vma_pages(struct parser *ps, const struct pmaps_vma *v)
+static void vma_pages(const struct pmaps_vma *v, unsigned long long sz,
+		      unsigned long long *base, unsigned long long *pages)
 {
-	unsigned long long sz = ps->page_size, first, last;
+	unsigned long long first, last;
 
 	if (v->inode) {
-		ps->vma_base = v->offset / sz;
-		ps->vma_pages = (v->end - v->start) / sz;
+		*base = v->offset / sz;
+		*pages = (v->end - v->start) / sz;
 		return;
 	}
 	first = v->start / sz + (v->start % sz != 0);
 	last = v->end / sz;
-	ps->vma_base = first;
-	ps->vma_pages = last > first ? last - first : 0;
+	*base = first;
+	*pages = last > first ? last - first : 0;
+}
+
+/* Whether range r lies inside VMA v with pages of sz bytes. */
+static bool range_fits(const struct pmaps_vma *v, const struct pmaps_range *r,
+		       unsigned long long sz)
+{
+	unsigned long long base, pages, rel;
+
+	vma_pages(v, sz, &base, &pages);
+	/* in pages relative to the VMA, so that nothing can overflow */
+	rel = r->index - base;
+	return r->index >= base && rel < pages && r->count <= pages - rel;
+}
+
+/* Whether a folio of kb KiB (a range's KB) is whole pages of sz bytes. */
+static bool kb_fits(unsigned long long kb, unsigned long long sz)
+{
+	return kb == PMAPS_KB_UNKNOWN || sz < 1024 || kb % (sz / 1024) == 0;
+}
+
+/*
+ * The page size of sizes (a sum of powers of two) that addresses in
+ * messages use: this host's where it fits, else the smallest.
+ */
+unsigned long long pmaps_page_sizes_ref(unsigned long long sizes)
+{
+	unsigned long long host = pmaps_page_size();
+
+	if (!sizes || (sizes & host))
+		return host;
+	return sizes & -sizes;
+}
+
+/* "4096", "4096 or 16384", "4096, 16384 or 65536": sizes, in bytes. */
+void pmaps_page_sizes_str(unsigned long long sizes, char *buf, size_t len)
+{
+	size_t used = 0;
+	int n = __builtin_popcountll(sizes), i = 0;
+
+	buf[0] = '\0';
+	for (; sizes && used < len; sizes &= sizes - 1, i++) {
+		int w = snprintf(buf + used, len - used, "%s%llu",
+				 !i ? "" : i == n - 1 ? " or " : ", ",
+				 sizes & -sizes);
+
+		if (w < 0)
+			break;
+		used += (size_t)w;
+	}
+}
+
+bool pmaps_page_size_ok(unsigned long long n)
+{
+	return n >= 1ULL << PMAPS_DOC_PAGE_SHIFT_MIN &&
+	       n <= 1ULL << PMAPS_DOC_PAGE_SHIFT_MAX && !(n & (n - 1));
+}
+
+/* pmaps --page-size, or 0: each document tells its own. */
+static unsigned long long doc_page_size;
+
+void pmaps_set_doc_page_size(unsigned long long n)
+{
+	doc_page_size = n;
+}
+
+unsigned long long pmaps_doc_page_size(void)
+{
+	return doc_page_size;
+}
+
+/* As pmaps.h says. */
+unsigned long long pmaps_page_sizes_init(unsigned long long page_size)
+{
+	unsigned long long sizes = 0;
+	int s;
+
+	/* a size that is no power of two fits nothing */
+	if (page_size)
+		return page_size & (page_size - 1) ? 0 : page_size;
+	for (s = PMAPS_DOC_PAGE_SHIFT_MIN; s <= PMAPS_DOC_PAGE_SHIFT_MAX; s++)
+		sizes |= 1ULL << s;
+	return sizes;
+}
+
+/*
+ * The end of a text document: its page size into the map and each VMA,
+ * and when ranges fit more than one, an error unless check is false.
+ */
+static int parser_done(struct parser *ps, bool check)
+{
+	struct pmaps_map *map = ps->map;
+	unsigned long long sz = pmaps_page_sizes_ref(ps->sizes);
+	size_t i;
+
+	map->page_size = sz;
+	for (i = 0; i < map->nr_vmas; i++)
+		map->vmas[i].page_size = sz;
+	if (!check || !ps->range_line || !(ps->sizes & (ps->sizes - 1)))
+		return 0;
+	if (ps->err && ps->errlen) {
+		char what[80];
+
+		pmaps_page_sizes_str(ps->sizes, what, sizeof(what));
+		snprintf(ps->err, ps->errlen,
+			 "%s:%u: expected range lines that tell the page size, got ones that fit pages of %s bytes alike (give --page-size)",
+			 ps->name, ps->range_line, what);
+	}
+	return -1;
 }
 
 /* START-END PERMS OFFSET MAJ:MIN INODE[ <spaces> NAME] */
@@ -273,7 +384,7 @@ static int parse_header(struct parser *ps, const char *s, const char *e)
 	struct pmaps_map *map = ps->map;
 	struct pmaps_vma v;
 	const char *p = s, *tok, *q, *sep;
-	unsigned long long val;
+	unsigned long long val, sizes, old_sizes = ps->sizes;
 	enum num_rc rc;
 
 	memset(&v, 0, sizeof(v));
@@ -333,6 +444,22 @@ static int parse_header(struct parser *ps, const char *s, const char *e)
 	while (p < e && *p == ' ')
 		p++;
 
+	/* The kernel's VMAs start and end on pages, and map whole pages. */
+	for (sizes = ps->sizes; sizes; sizes &= sizes - 1) {
+		unsigned long long sz = sizes & -sizes;
+
+		if (v.start % sz || v.end % sz || (v.inode && v.offset % sz))
+			ps->sizes &= ~sz;
+	}
+	if (!ps->sizes) {
+		char what[80];
+
+		pmaps_page_sizes_str(old_sizes, what, sizeof(what));
+		return fail(ps, s, e - s,
+			    "START, END%s multiples of the page size, %s",
+			    v.inode ? " and OFFSET" : "", what);
+	}
+
 	if (pmaps_grow_array((void **)&map->vmas, &ps->vmas_cap,
 			     map->nr_vmas + 1, sizeof(*map->vmas)))
 		return fail_nomem(ps);
@@ -346,8 +473,7 @@ static int parse_header(struct parser *ps, const char *s, const char *e)
 	map->vmas[map->nr_vmas++] = v;
 
 	ps->ranges_cap = 0;
-	ps->next_page = 0;
-	set_vma_pages(ps, &v);
+	ps->next_index = 0;
 	return 0;
 }
 
@@ -424,7 +550,8 @@ static int parse_range(struct parser *ps, const char *s, const char *e)
 	struct pmaps_vma *v;
 	struct pmaps_range r;
 	const char *col[7], *end[7], *p = s, *f;
-	unsigned long long val, rel, ps_sz = ps->page_size;
+	unsigned long long val, sizes, inside;
+	unsigned long long ps_sz = pmaps_page_sizes_ref(ps->sizes);
 	bool pasted = range_pasted(s, e);
 	char buf[40];
 	enum num_rc rc;
@@ -538,20 +665,41 @@ static int parse_range(struct parser *ps, const char *s, const char *e)
 		r.mapcount = (long)val;
 	}
 
-	/* In pages relative to the VMA, so nothing here can overflow. */
-	rel = r.index - ps->vma_base;
-	if (r.index < ps->vma_base || rel >= ps->vma_pages ||
-	    r.count > ps->vma_pages - rel) {
+	/*
+	 * Page sizes the range fits: inside its VMA, its folio whole pages.
+	 * Where none does, the message is of the KB of a size the range
+	 * fitted, else of the range in the size messages use.
+	 */
+	for (sizes = ps->sizes, inside = 0; sizes; sizes &= sizes - 1) {
+		unsigned long long sz = sizes & -sizes;
+
+		if (range_fits(v, &r, sz))
+			inside |= sz;
+		if (!range_fits(v, &r, sz) || !kb_fits(r.kb, sz))
+			ps->sizes &= ~sz;
+	}
+	if (!ps->sizes && !inside) {
 		n = range_str(buf, v, &r, ps_sz);
 		return fail(ps, buf, n, "range inside %08llx-%08llx",
 			    v->start, v->end);
 	}
-	if (rel < ps->next_page) {
+	if (!ps->sizes)
+		return fail(ps, col[5], end[5] - col[5],
+			    "KB a multiple of the page size in KiB, %llu",
+			    pmaps_page_sizes_ref(inside) / 1024);
+	if (!ps->range_line)
+		ps->range_line = ps->line;
+	ps_sz = pmaps_page_sizes_ref(ps->sizes);
+	/* INDEX counts pages whatever their size: the order is told alike. */
+	if (r.index < ps->next_index) {
+		struct pmaps_range next = r;
+
+		next.index = ps->next_index;
 		n = range_str(buf, v, &r, ps_sz);
 		return fail(ps, buf, n, "range starting at or after %08llx",
-			    v->start + ps->next_page * ps_sz);
+			    pmaps_range_addr_at(v, &next, ps_sz));
 	}
-	ps->next_page = rel + r.count;
+	ps->next_index = r.index + r.count;
 
 	if (pmaps_grow_array((void **)&v->ranges, &ps->ranges_cap,
 			     v->nr_ranges + 1, sizeof(*v->ranges)))
@@ -589,14 +737,15 @@ bool pmaps_is_json(const char *buf, size_t len)
 }
 
 static void parser_init(struct parser *ps, const char *name,
-			struct pmaps_map *out, char *err, size_t errlen)
+			unsigned long long page_size, struct pmaps_map *out,
+			char *err, size_t errlen)
 {
 	memset(ps, 0, sizeof(*ps));
 	ps->map = out;
 	ps->name = name;
 	ps->err = err;
 	ps->errlen = errlen;
-	ps->page_size = pmaps_page_size();
+	ps->sizes = pmaps_page_sizes_init(page_size);
 }
 
 /* The text-format lines [p, end): 0, or -1 at the first bad one. */
@@ -625,7 +774,8 @@ static int parse_lines(struct parser *ps, const char *p, const char *end)
 
 /* A whole document in one buffer, without the reader's checks. */
 static int parse_whole(const char *buf, size_t len, const char *name,
-		       struct pmaps_map *out, char *err, size_t errlen)
+		       unsigned long long page_size, struct pmaps_map *out,
+		       char *err, size_t errlen)
 {
 	struct parser ps;
 
@@ -633,16 +783,18 @@ static int parse_whole(const char *buf, size_t len, const char *name,
 	if (err && errlen)
 		err[0] = '\0';
 	/* Also keeps NULL + 0 (undefined) away from an empty document. */
-	if (!len)
-		return 0;
 	if (!name)
 		name = "-";
 	/* No line of the text format starts with a blank or '{'. */
-	if (pmaps_is_json(buf, len))
-		return pmaps_parse_json(buf, len, name, out, err,
-					err ? errlen : 0);
-	parser_init(&ps, name, out, err, errlen);
-	return parse_lines(&ps, buf, buf + len);
+	if (len && pmaps_is_json(buf, len))
+		return pmaps_parse_json_as(buf, len, name, page_size, out, err,
+					   err ? errlen : 0);
+	parser_init(&ps, name, page_size, out, err, errlen);
+	if (len && parse_lines(&ps, buf, buf + len)) {
+		parser_done(&ps, false);
+		return -1;
+	}
+	return parser_done(&ps, true);
 }
 
 /* ---- reading a document as it comes ---- */
@@ -661,6 +813,7 @@ struct doc_reader {
 	size_t parsed;
 	size_t json_check;		/* KIND_JSON: parse again at this length */
 	size_t size;			/* of a regular file, else 0 */
+	unsigned long long page_size;	/* given, or 0: the document tells */
 	struct pmaps_map *map;
 	char *err;
 	size_t errlen;
@@ -776,9 +929,9 @@ static int reader_feed(struct doc_reader *r, size_t old)
 	if (r->kind == KIND_JSON && r->len >= r->json_check &&
 	    (!r->size || r->len < r->size / 2)) {
 		struct pmaps_map part;
-		int ret = pmaps_parse_json_prefix(r->buf, r->line_start,
-						  r->name, &part, r->err,
-						  r->errlen);
+		int ret = pmaps_parse_json_prefix_as(r->buf, r->line_start,
+						     r->name, r->page_size,
+						     &part, r->err, r->errlen);
 
 		/* what parsed before the error stays, as from a buffer */
 		if (ret < 0) {
@@ -798,15 +951,17 @@ static int reader_finish(struct doc_reader *r)
 {
 	switch (r->kind) {
 	case KIND_TEXT:
-		return parse_lines(&r->ps, r->buf + r->parsed,
-				   r->buf + r->len) ? -2 : 0;
+		if (parse_lines(&r->ps, r->buf + r->parsed, r->buf + r->len))
+			return -2;
+		return parser_done(&r->ps, true) ? -2 : 0;
 	case KIND_JSON:
-		return pmaps_parse_json(r->buf, r->len, r->name, r->map,
-					r->err, r->errlen) ? -2 : 0;
+		return pmaps_parse_json_as(r->buf, r->len, r->name,
+					   r->page_size, r->map, r->err,
+					   r->errlen) ? -2 : 0;
 	default:
 		/* empty, or blanks alone: as the parser has it */
-		return parse_whole(r->buf, r->len, r->name, r->map, r->err,
-				   r->errlen) ? -2 : 0;
+		return parse_whole(r->buf, r->len, r->name, r->page_size,
+				   r->map, r->err, r->errlen) ? -2 : 0;
 	}
 }
 
@@ -830,7 +985,8 @@ static int reader_room(struct doc_reader *r)
 }
 
 static void reader_init(struct doc_reader *r, const char *name,
-			struct pmaps_map *out, char *err, size_t errlen)
+			unsigned long long page_size, struct pmaps_map *out,
+			char *err, size_t errlen)
 {
 	memset(r, 0, sizeof(*r));
 	memset(out, 0, sizeof(*out));
@@ -841,29 +997,57 @@ static void reader_init(struct doc_reader *r, const char *name,
 	r->map = out;
 	r->err = err;
 	r->errlen = err ? errlen : 0;
-	parser_init(&r->ps, r->name, out, err, r->errlen);
+	r->page_size = page_size;
+	parser_init(&r->ps, r->name, page_size, out, err, r->errlen);
 }
 
-int pmaps_parse_buf(const char *buf, size_t len, const char *name,
-		    struct pmaps_map *out, char *err, size_t errlen)
+/*
+ * The read has ended, well or not: a text document's page size into its
+ * map, which the caller keeps even when partial.
+ */
+static int reader_end(struct doc_reader *r, int ret)
+{
+	if (ret && r->kind == KIND_TEXT)
+		parser_done(&r->ps, false);
+	return ret;
+}
+
+int pmaps_parse_buf_as(const char *buf, size_t len, const char *name,
+		       unsigned long long page_size, struct pmaps_map *out,
+		       char *err, size_t errlen)
 {
 	struct doc_reader r;
 	int ret;
 
 	/* the reader's rules, in one read of the whole: only reads buf */
-	reader_init(&r, name, out, err, errlen);
+	reader_init(&r, name, page_size, out, err, errlen);
 	if (!len)
-		return 0;
+		return reader_finish(&r) ? -1 : 0;
 	r.buf = (char *)buf;
 	r.len = r.cap = r.size = len;
 	ret = reader_feed(&r, 0);
 	if (!ret)
 		ret = reader_finish(&r);
-	return ret ? -1 : 0;
+	return reader_end(&r, ret) ? -1 : 0;
+}
+
+int pmaps_parse_buf(const char *buf, size_t len, const char *name,
+		    struct pmaps_map *out, char *err, size_t errlen)
+{
+	return pmaps_parse_buf_as(buf, len, name, pmaps_doc_page_size(), out,
+				  err, errlen);
 }
 
 int pmaps_read_doc(int fd, const char *name, char **text, size_t *len,
 		   struct pmaps_map *out, char *err, size_t errlen)
+{
+	return pmaps_read_doc_as(fd, name, pmaps_doc_page_size(), text, len,
+				 out, err, errlen);
+}
+
+int pmaps_read_doc_as(int fd, const char *name, unsigned long long page_size,
+		      char **text, size_t *len, struct pmaps_map *out,
+		      char *err, size_t errlen)
 {
 	struct doc_reader r;
 	struct stat st;
@@ -871,7 +1055,7 @@ int pmaps_read_doc(int fd, const char *name, char **text, size_t *len,
 
 	*text = NULL;
 	*len = 0;
-	reader_init(&r, name, out, err, errlen);
+	reader_init(&r, name, page_size, out, err, errlen);
 	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0)
 		r.size = (size_t)st.st_size;
 	for (;;) {
@@ -903,7 +1087,7 @@ int pmaps_read_doc(int fd, const char *name, char **text, size_t *len,
 	}
 out:
 	free(r.buf);
-	return ret;
+	return reader_end(&r, ret);
 }
 
 int pmaps_parse_file(FILE *f, const char *name, struct pmaps_map *out,
@@ -912,7 +1096,7 @@ int pmaps_parse_file(FILE *f, const char *name, struct pmaps_map *out,
 	struct doc_reader r;
 	int ret = 0;
 
-	reader_init(&r, name, out, err, errlen);
+	reader_init(&r, name, pmaps_doc_page_size(), out, err, errlen);
 	if (!f) {
 		if (err && errlen)
 			snprintf(err, errlen, "%s: no input stream", r.name);
@@ -950,7 +1134,7 @@ int pmaps_parse_file(FILE *f, const char *name, struct pmaps_map *out,
 		}
 	}
 	free(r.buf);
-	return ret;
+	return reader_end(&r, ret);
 }
 
 void pmaps_map_free(struct pmaps_map *map)
@@ -1068,11 +1252,26 @@ unsigned long pmaps_page_size(void)
 	return sz;
 }
 
+unsigned long long pmaps_map_page_size(const struct pmaps_map *map)
+{
+	return map->page_size ? map->page_size : pmaps_page_size();
+}
+
+unsigned long long pmaps_vma_page_size(const struct pmaps_vma *v)
+{
+	return v->page_size ? v->page_size : pmaps_page_size();
+}
+
 unsigned long long pmaps_range_addr(const struct pmaps_vma *v,
 				    const struct pmaps_range *r)
 {
-	unsigned long long ps = pmaps_page_size();
+	return pmaps_range_addr_at(v, r, pmaps_vma_page_size(v));
+}
 
+unsigned long long pmaps_range_addr_at(const struct pmaps_vma *v,
+				       const struct pmaps_range *r,
+				       unsigned long long ps)
+{
 	/* Unsigned wrap is deliberate: garbage in, no UB out. */
 	if (v->inode)
 		return v->start + (r->index - v->offset / ps) * ps;
@@ -1101,7 +1300,7 @@ const struct pmaps_vma *pmaps_find_vma(const struct pmaps_map *map,
 const struct pmaps_range *pmaps_find_range(const struct pmaps_vma *v,
 					   unsigned long long addr)
 {
-	unsigned long long ps = pmaps_page_size();
+	unsigned long long ps = pmaps_vma_page_size(v);
 	size_t lo = 0, hi = v->nr_ranges;
 
 	while (lo < hi) {

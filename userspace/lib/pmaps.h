@@ -91,6 +91,12 @@ struct pmaps_vma {
 	 * other source, and a document read from a file).
 	 */
 	bool small_folios;
+	/*
+	 * Bytes of a page of the kernel the VMA was read from, which INDEX
+	 * and COUNT count in; 0: this host's (pmaps_page_size()), as for
+	 * every VMA read live.  Use pmaps_vma_page_size().
+	 */
+	unsigned long long page_size;
 };
 
 struct pmaps_map {
@@ -103,7 +109,49 @@ struct pmaps_map {
 	bool numa;
 	/* Range lines carry AGE after KB as well: at least one did. */
 	bool age;
+	/*
+	 * Bytes of a page of the kernel the document came from, as in each
+	 * VMA; 0: this host's.  Use pmaps_map_page_size().
+	 */
+	unsigned long long page_size;
 };
+
+/*
+ * The page size of a document: a process read live on this host has the
+ * host's; a document read from a file has the one its text allows
+ * (Documentation/pmaps_ext.rst, "Page size"), or its JSON says, or the
+ * caller gives (pmaps --page-size).
+ */
+unsigned long long pmaps_map_page_size(const struct pmaps_map *map);
+unsigned long long pmaps_vma_page_size(const struct pmaps_vma *v);
+
+/*
+ * Page sizes a document read from a file may have without --page-size:
+ * the powers of two from 4 KiB to 64 KiB, the base page sizes of the
+ * kernels Linux builds for (arm64 4K, 16K and 64K among them).
+ */
+#define PMAPS_DOC_PAGE_SHIFT_MIN	12
+#define PMAPS_DOC_PAGE_SHIFT_MAX	16
+/* Whether n is one of them. */
+bool pmaps_page_size_ok(unsigned long long n);
+
+/*
+ * For the parsers: the page sizes a document read with page_size (0: it
+ * tells) may have, as their sum (each is a power of two); the one of
+ * sizes that messages use (the host's if there, else the smallest); and
+ * sizes as words, "4096, 16384 or 65536", into buf.
+ */
+unsigned long long pmaps_page_sizes_init(unsigned long long page_size);
+unsigned long long pmaps_page_sizes_ref(unsigned long long sizes);
+void pmaps_page_sizes_str(unsigned long long sizes, char *buf, size_t len);
+
+/*
+ * The page size pmaps_parse_buf(), pmaps_parse_file() and pmaps_read_doc()
+ * read documents with: 0 (the default) for the one each document tells,
+ * else n (pmaps --page-size), which a document must fit.
+ */
+void pmaps_set_doc_page_size(unsigned long long n);
+unsigned long long pmaps_doc_page_size(void);
 
 /*
  * Parse a whole document: the text format, or the JSON of pmaps --json
@@ -119,6 +167,13 @@ int pmaps_parse_file(FILE *f, const char *name, struct pmaps_map *out,
 		     char *err, size_t errlen);
 int pmaps_parse_buf(const char *buf, size_t len, const char *name,
 		    struct pmaps_map *out, char *err, size_t errlen);
+/*
+ * The same with the page size given: page_size (this host's for a process
+ * read live), or 0 for the one the document tells.
+ */
+int pmaps_parse_buf_as(const char *buf, size_t len, const char *name,
+		       unsigned long long page_size, struct pmaps_map *out,
+		       char *err, size_t errlen);
 void pmaps_map_free(struct pmaps_map *map);
 
 /*
@@ -143,6 +198,14 @@ int pmaps_parse_json(const char *buf, size_t len, const char *name,
  */
 int pmaps_parse_json_prefix(const char *buf, size_t len, const char *name,
 			    struct pmaps_map *out, char *err, size_t errlen);
+/* Both with the page size given, as pmaps_parse_buf_as(). */
+int pmaps_parse_json_as(const char *buf, size_t len, const char *name,
+			unsigned long long page_size, struct pmaps_map *out,
+			char *err, size_t errlen);
+int pmaps_parse_json_prefix_as(const char *buf, size_t len, const char *name,
+			       unsigned long long page_size,
+			       struct pmaps_map *out, char *err,
+			       size_t errlen);
 
 /*
  * The longest line, newline excluded, of a document in either format.
@@ -174,6 +237,10 @@ int pmaps_parse_json_prefix(const char *buf, size_t len, const char *name,
  */
 int pmaps_read_doc(int fd, const char *name, char **text, size_t *len,
 		   struct pmaps_map *out, char *err, size_t errlen);
+/* The same with the page size given, as pmaps_parse_buf_as(). */
+int pmaps_read_doc_as(int fd, const char *name, unsigned long long page_size,
+		      char **text, size_t *len, struct pmaps_map *out,
+		      char *err, size_t errlen);
 
 /*
  * Make room for need elements of size bytes in the array at *p, which has
@@ -182,7 +249,10 @@ int pmaps_read_doc(int fd, const char *name, char **text, size_t *len,
  */
 int pmaps_grow_array(void **p, size_t *cap, size_t need, size_t size);
 
-/* Page size used to turn page indexes into addresses (sysconf value). */
+/*
+ * This host's page size (sysconf value): the page size of processes read
+ * live; a document's is pmaps_map_page_size().
+ */
 unsigned long pmaps_page_size(void);
 
 /*
@@ -237,6 +307,10 @@ unsigned long long pmaps_pud_kb(unsigned long long page_size);
  */
 unsigned long long pmaps_range_addr(const struct pmaps_vma *v,
 				    const struct pmaps_range *r);
+/* The same with pages of page_size bytes. */
+unsigned long long pmaps_range_addr_at(const struct pmaps_vma *v,
+				       const struct pmaps_range *r,
+				       unsigned long long page_size);
 
 /*
  * The VMA of map holding addr, and the range of v holding the page at
