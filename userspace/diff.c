@@ -550,7 +550,20 @@ int pmaps_cmd_diff(int argc, char **argv)
 	}
 	d.a = &a.map;
 	d.b = &b.map;
-	d.psize = pmaps_page_size();
+	/* a page of one kernel is not a page of another */
+	d.psize = pmaps_map_page_size(&a.map);
+	if (pmaps_map_page_size(&b.map) != d.psize) {
+		char err[1200];
+
+		snprintf(err, sizeof(err),
+			 "pmaps: %s: expected pages of %llu bytes as in %s, got pages of %llu bytes",
+			 argv[optind + 1], d.psize, argv[optind],
+			 pmaps_map_page_size(&b.map));
+		pmaps_cmd_report("diff", err);
+		pmaps_doc_free(&a);
+		pmaps_doc_free(&b);
+		return DIFF_TROUBLE;
+	}
 	compare(&d);
 	print_summary(&d);
 	note_unseen(&d);

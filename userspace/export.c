@@ -371,7 +371,7 @@ static enum pmaps_folio_kind folio_of(const struct pmaps_range *r,
 static int count_proc(struct proc *p, bool file_names)
 {
 	const struct pmaps_map *m = &p->doc.map;
-	unsigned long long psize = pmaps_page_size();
+	unsigned long long psize = pmaps_map_page_size(m);
 	struct pmaps_huge_vma hv = { 0 };
 	struct pmaps_huge hg;
 	char err[256];
@@ -524,7 +524,7 @@ static void put_family(FILE *out, enum quantity q, const struct proc *procs,
 /* pmaps_age_bytes: see the top of the file. */
 static void put_age_family(FILE *out, const struct proc *procs, size_t nr)
 {
-	unsigned long long psize = pmaps_page_size();
+	unsigned long long psize;
 	bool any = false;
 	char age[16];
 	size_t i, j;
@@ -543,6 +543,7 @@ static void put_age_family(FILE *out, const struct proc *procs, size_t nr)
 
 		if (!p->doc.map.numa || !p->doc.map.age)
 			continue;
+		psize = pmaps_map_page_size(&p->doc.map);
 		for (j = 0; j < p->nr_buckets; j++) {
 			const struct bucket *b = &p->buckets[j];
 
@@ -567,7 +568,7 @@ static void put_age_family(FILE *out, const struct proc *procs, size_t nr)
 /* pmaps_folio_bytes: see the top of the file. */
 static void put_folio_family(FILE *out, const struct proc *procs, size_t nr)
 {
-	unsigned long long psize = pmaps_page_size(), pages;
+	unsigned long long psize, pages;
 	bool any = false;
 	size_t i, j;
 	int k;
@@ -585,6 +586,7 @@ static void put_folio_family(FILE *out, const struct proc *procs, size_t nr)
 
 		if (!p->doc.map.numa)
 			continue;
+		psize = pmaps_map_page_size(&p->doc.map);
 		for (j = 0; j < p->nr_buckets; j++) {
 			const struct bucket *b = &p->buckets[j];
 

@@ -199,7 +199,7 @@ static bool areas_match(const struct pmaps_filter *filter,
 static bool clip_range(const struct pmaps_vma *v, struct pmaps_range *r,
 		       unsigned long long lo, unsigned long long hi)
 {
-	unsigned long long ps = pmaps_page_size();
+	unsigned long long ps = pmaps_vma_page_size(v);
 	unsigned long long start = pmaps_range_addr(v, r);
 	unsigned long long end = start + r->count * ps;
 	unsigned long long skip = 0, keep = r->count;

@@ -861,7 +861,8 @@ static void ctx_init(struct mapctx *m, const struct pmaps_map_opts *opts,
 	memset(m, 0, sizeof(*m));
 	m->opts = opts;
 	m->doc = doc;
-	m->psize = pmaps_page_size();
+	/* the document's: a saved one may come from another kernel */
+	m->psize = pmaps_map_page_size(map);
 	m->aw = 8;
 	if (map->nr_vmas) {
 		last = vma_shown(m, &map->vmas[map->nr_vmas - 1]);

@@ -471,7 +471,7 @@ static void open_page(struct top *t, enum mode mode,
 static void step_page(struct top *t, int dir)
 {
 	const struct pmaps_vma *v = pmaps_find_vma(&t->doc.map, t->page);
-	unsigned long long psize = pmaps_page_size();
+	unsigned long long psize = pmaps_map_page_size(&t->doc.map);
 
 	if (!v) {
 		say(t, "0x%llx is in no VMA any more", t->page);
@@ -927,7 +927,8 @@ static void search(struct top *t, const char *s)
 			/* Enter and Tab show the page searched for */
 			t->has_jump = true;
 			t->jump_row = row;
-			t->jump_page = addr - addr % pmaps_page_size();
+			t->jump_page = addr - addr %
+					pmaps_map_page_size(&t->doc.map);
 			return;
 		}
 		if (t->has_filter && pmaps_find_vma(&t->doc.map, addr)) {

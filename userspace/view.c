@@ -478,8 +478,8 @@ static void count_vma(struct counts *c, const struct pmaps_vma *v)
 
 		c->pages[C_RESIDENT] += r->count;
 		c->node[node_col(r)] += r->count;
-		pmaps_pss_add(&c->pss, r, pmaps_page_size());
-		switch (pmaps_folio_kind(r->kb, pmaps_page_size())) {
+		pmaps_pss_add(&c->pss, r, pmaps_vma_page_size(v));
+		switch (pmaps_folio_kind(r->kb, pmaps_vma_page_size(v))) {
 		case PMAPS_FOLIO_UNKNOWN:
 			c->folio_unknown = true;
 			break;
@@ -681,7 +681,8 @@ static void ctx_init(struct vctx *c, struct ob *o,
 	c->o = o;
 	c->opts = opts;
 	c->doc = doc;
-	c->psize = pmaps_page_size();
+	/* the document's: a saved one may come from another kernel */
+	c->psize = pmaps_map_page_size(m);
 	c->color = opts->color;
 	/* maps pads to 8 digits; the widest END sets the column */
 	c->aw = 8;
@@ -2157,7 +2158,7 @@ static void tsv_doc(struct ob *o, const struct pmaps_doc *d, bool numa,
 		    bool age)
 {
 	const struct pmaps_map *m = &d->map;
-	unsigned long long psize = pmaps_page_size();
+	unsigned long long psize = pmaps_map_page_size(m);
 	char vma[LINE_MAX_LEN], pid[16];
 	size_t i, j, vlen, plen;
 	char *p;

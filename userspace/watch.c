@@ -234,7 +234,7 @@ static void iter_settle(struct range_iter *it)
 
 		it->r = &v->ranges[it->ri];
 		it->start = pmaps_range_addr(v, it->r);
-		it->end = it->start + it->r->count * pmaps_page_size();
+		it->end = it->start + it->r->count * pmaps_vma_page_size(v);
 	}
 }
 
@@ -288,7 +288,7 @@ static int add_segment(struct watch *w, unsigned long long start,
 	enum pmaps_change_mark mark = mark_of(old, now);
 	struct segment *last = w->nr_segs ? &w->segs[w->nr_segs - 1] : NULL;
 
-	w->changed[mark] += (end - start) / pmaps_page_size();
+	w->changed[mark] += (end - start) / pmaps_map_page_size(&w->now.map);
 	if (last && last->end == start && last->mark == mark &&
 	    (mark == PMAPS_CHANGE_VANISHED ? last->old == old :
 	     last->now == now)) {
@@ -531,7 +531,8 @@ static void put_segment(const struct watch *w, FILE *out, int aw,
 	pmaps_format_mapcount(r->mapcount, mapcount);
 	put_mark(w, out, s->mark);
 	fprintf(out, "   %0*llx-%0*llx %8llu %s %4s\n", aw, s->start, aw,
-		s->end, (s->end - s->start) / pmaps_page_size(), flags,
+		s->end, (s->end - s->start) / pmaps_map_page_size(&w->now.map),
+		flags,
 		mapcount);
 }
 
