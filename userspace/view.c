@@ -31,6 +31,9 @@
  *     {"label": "1234 (nginx)",	string
  *      "pid": 1234,			0 for a file
  *      "source": "kernel",		kernel, module, pagemap or file
+ *      "page_size": 4096,		bytes of a page of the kernel the
+ *					document came from, which index
+ *					and count count in
  *      "pss": 4096,			bytes, rounded down, of the pages
  *      "uss": 4096,			of known mapcount, and the pages of
  *      "mapcount_unknown": 0,		mapcount null (pmaps_pss_add());
@@ -2010,6 +2013,8 @@ static void json_doc(struct vctx *c)
 	json_str(o, d->label);
 	ob_fmt(o, ",\"pid\":%d,\"source\":", d->pid);
 	json_str(o, pmaps_source_name(d->source));
+	/* what index and count count in: a reader on another host needs it */
+	ob_fmt(o, ",\"page_size\":%llu", c->psize);
 	for (i = 0; i < m->nr_vmas; i++)
 		for (j = 0; j < m->vmas[i].nr_ranges; j++)
 			pmaps_pss_add(&total, &m->vmas[i].ranges[j], c->psize);
