@@ -101,7 +101,7 @@ is "pmaps export --o" "--openmetrics --output"
 is "pmaps --cg" "--cgroup"
 is "pmaps record -" "--help --output --pid --snapshot-every -h -o -p"
 # Global options before the command, then the command's own.
-is "pmaps --source=module map --p" "--pid-name --png"
+is "pmaps --source=module map --p" "--page-size --pid-name --png"
 # A command's option with its value before the command (pmaps hands it on).
 has "pmaps -w 100 " map
 is "pmaps -w 100 map --pn" "--png"
@@ -121,6 +121,9 @@ is "pmaps map --b" "--by"
 is "pmaps map --by " "age node size"
 is "pmaps map --by=s" "size"
 is "pmaps map --nu" "--numa"
+# --page-size: the page sizes of the kernels a saved document may come from
+is "pmaps diff --page-size " "16K 4K 64K"
+is "pmaps --page-size=1" "16K"
 has "pmaps -p sle" sleep
 
 echo "# $n tests, $failed failed"

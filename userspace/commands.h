@@ -76,11 +76,26 @@ enum {
 	PMAPS_OPT_AREAS = 0x1000,
 	PMAPS_OPT_FLAGS,
 	PMAPS_OPT_RANGE,
+	PMAPS_OPT_PAGE_SIZE,
 };
 #define PMAPS_FILTER_OPTIONS \
 	{ "areas",	required_argument, NULL, PMAPS_OPT_AREAS }, \
 	{ "flags",	required_argument, NULL, PMAPS_OPT_FLAGS }, \
 	{ "range",	required_argument, NULL, PMAPS_OPT_RANGE }
+/*
+ * --page-size N, of every command that reads saved documents: their page
+ * size in bytes (pmaps_set_doc_page_size()), for a document whose lines
+ * fit more than one; 4096 to 65536, a power of two, or with K ("16K").
+ * Returns PMAPS_OK, or prints the usage error for command (NULL: pmaps)
+ * and returns its status.
+ */
+#define PMAPS_PAGE_SIZE_OPTION \
+	{ "page-size",	required_argument, NULL, PMAPS_OPT_PAGE_SIZE }
+#define PMAPS_PAGE_SIZE_HELP \
+"      --page-size N     the page size of the kernel a saved document came\n" \
+"                        from, in bytes (4096 to 65536, or 16K): only for\n" \
+"                        a document whose text fits more than one\n"
+int pmaps_page_size_option(const char *command, const char *arg);
 #define PMAPS_FILTER_HELP \
 "      --areas PATTERN[,PATTERN...]\n" \
 "                        VMAs named heap, stack, vdso, anon (no file), or\n" \

@@ -81,6 +81,9 @@ static const char diff_usage[] =
 "      --ignore-mapcount  do not report pages whose mapcount alone changed\n"
 "                      (other processes mapping a shared library change it);\n"
 "                      a page that also changed flags is still shown (~)\n"
+"      --page-size N   the page size of the kernel A and B came from, in\n"
+"                      bytes (4096 to 65536, or 16K): only for a snapshot\n"
+"                      whose text fits more than one; A and B must agree\n"
 "      --source=SOURCE  read a PID from auto (default), kernel, module or\n"
 "                      pagemap, as pmaps --source does\n"
 "      --summary       only the summary lines\n"
@@ -492,6 +495,7 @@ static const struct option diff_options[] = {
 	{ "summary",	no_argument, NULL, 's' },
 	{ "ignore-mapcount", no_argument, NULL, 'm' },
 	{ "source",	required_argument, NULL, 'S' },
+	PMAPS_PAGE_SIZE_OPTION,
 	{ "help",	no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -519,6 +523,12 @@ int pmaps_cmd_diff(int argc, char **argv)
 		}
 		if (opt == 'm') {
 			d.ignore_mapcount = true;
+			continue;
+		}
+		if (opt == PMAPS_OPT_PAGE_SIZE) {
+			ret = pmaps_page_size_option("diff", optarg);
+			if (ret)
+				return ret;
 			continue;
 		}
 		if (opt == 'S') {

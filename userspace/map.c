@@ -1341,6 +1341,7 @@ static const char map_usage[] =
 "  -p, --pid-name NAME   every process named NAME\n"
 "  -f, --file FILE       a saved pmaps document, - for stdin\n"
 "      --source=SOURCE   auto, kernel, module, pagemap or file\n"
+PMAPS_PAGE_SIZE_HELP
 "\n"
 "Picture:\n"
 "  -w, --width COLUMNS   fill this many columns (default: COLUMNS, else the\n"
@@ -1400,6 +1401,7 @@ static const struct option map_options[] = {
 	{ "numa",	no_argument,	   NULL, OPT_NUMA },
 	{ "color",	optional_argument, NULL, OPT_COLOR },
 	PMAPS_FILTER_OPTIONS,
+	PMAPS_PAGE_SIZE_OPTION,
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -1577,6 +1579,8 @@ static int map_option(struct map_run *run, int opt, enum pmaps_color_when *when)
 	unsigned long long val;
 
 	switch (opt) {
+	case PMAPS_OPT_PAGE_SIZE:
+		return pmaps_page_size_option("map", optarg);
 	case OPT_SOURCE:
 		if (pmaps_source_parse(optarg, &run->source))
 			return map_usage_error("--source: expected auto, kernel, module, pagemap or file, got '%s'",

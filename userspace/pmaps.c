@@ -54,6 +54,7 @@ static const struct option long_options[] = {
 	{ "histogram",	no_argument,	   NULL, OPT_HISTOGRAM },
 	{ "ages",	no_argument,	   NULL, OPT_AGES },
 	PMAPS_FILTER_OPTIONS,
+	PMAPS_PAGE_SIZE_OPTION,
 	{ "address",	required_argument, NULL, OPT_ADDRESS },
 	{ "pages",	no_argument,	   NULL, OPT_PAGES },
 	{ "json",	no_argument,	   NULL, OPT_JSON },
@@ -102,6 +103,7 @@ static const char usage_text[] =
 "                        as root only), file (PID arguments are files), or\n"
 "                        auto (the default: the first of kernel, module,\n"
 "                        pagemap that works)\n"
+PMAPS_PAGE_SIZE_HELP
 "\n"
 "Views (at most one; the default lists VMAs and their ranges):\n"
 "      --summary         totals only\n"
@@ -189,6 +191,26 @@ int pmaps_cmd_usage_error(const char *command, const char *fmt, ...)
 }
 
 #define usage_error(...) pmaps_cmd_usage_error(NULL, __VA_ARGS__)
+
+int pmaps_page_size_option(const char *command, const char *arg)
+{
+	unsigned long long n = 0;
+	const char *p;
+
+	for (p = arg; *p >= '0' && *p <= '9' && n <= 1ULL << 20; p++)
+		n = n * 10 + (unsigned long long)(*p - '0');
+	if (p > arg && (*p == 'K' || *p == 'k') && n <= 1ULL << 20) {
+		n *= 1024;
+		p++;
+	}
+	if (p == arg || *p || !pmaps_page_size_ok(n))
+		return pmaps_cmd_usage_error(command,
+			"--page-size: expected a power of two from %llu to %llu bytes (or 4K to 64K), got '%s'",
+			1ULL << PMAPS_DOC_PAGE_SHIFT_MIN,
+			1ULL << PMAPS_DOC_PAGE_SHIFT_MAX, arg);
+	pmaps_set_doc_page_size(n);
+	return PMAPS_OK;
+}
 
 void pmaps_cmd_report(const char *command, const char *msg)
 {
@@ -453,6 +475,8 @@ static enum pmaps_status parse_option(struct options *o, int opt,
 	case OPT_TOTALS:
 		o->view.totals = true;
 		return PMAPS_OK;
+	case PMAPS_OPT_PAGE_SIZE:
+		return pmaps_page_size_option(NULL, arg);
 	case OPT_NUMA:
 		pmaps_source_numa = true;
 		return PMAPS_OK;

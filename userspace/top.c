@@ -50,6 +50,7 @@ static const struct option long_options[] = {
 	{ "pid-name",	required_argument, NULL, 'p' },
 	{ "file",	required_argument, NULL, 'f' },
 	{ "interval",	required_argument, NULL, 'i' },
+	PMAPS_PAGE_SIZE_OPTION,
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -69,6 +70,7 @@ static const char usage_text[] =
 "  -f, --file FILE       a saved pmaps document (no hex dump, no statistics)\n"
 "      --source=SOURCE   auto (the default), kernel, module or pagemap, as\n"
 "                        for pmaps; file reads PID as a file name\n"
+PMAPS_PAGE_SIZE_HELP
 "  -i, --interval SECS   reload every SECS seconds, e.g. 0.5 (default: on 'r'\n"
 "                        only); a whole number from 100 is refused as\n"
 "                        milliseconds: write 300.0 for 300 seconds\n"
@@ -222,6 +224,10 @@ static int parse_args(int argc, char **argv, struct top *t, bool *done)
 			fputs(top_keys_help, stdout);
 			*done = true;
 			return PMAPS_OK;
+		case PMAPS_OPT_PAGE_SIZE:
+			if (pmaps_page_size_option("top", optarg))
+				return PMAPS_ERR_INPUT;
+			break;
 		case OPT_SOURCE:
 			if (pmaps_source_parse(optarg, &t->source))
 				return usage_error("--source: expected auto, kernel, module, pagemap or file, got '%s'",

@@ -64,6 +64,7 @@ static const char watch_usage[] =
 "  -f, --file FILE       a saved pmaps document, read again each frame; with\n"
 "                        several, frame N reads the Nth, starting over after\n"
 "                        the last\n"
+PMAPS_PAGE_SIZE_HELP
 "      --cgroup PATH     every process of cgroup PATH and the cgroups below\n"
 "                        it, listed again each frame: each process's view\n"
 "                        under a \"--- process PID\" line, which says\n"
@@ -120,6 +121,7 @@ static const struct option watch_options[] = {
 	{ "cgroup",	required_argument, NULL, OPT_CGROUP },
 	{ "numa",	no_argument,	   NULL, OPT_NUMA },
 	PMAPS_FILTER_OPTIONS,
+	PMAPS_PAGE_SIZE_OPTION,
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -1384,6 +1386,8 @@ static int watch_option(struct watch *w, int opt, enum pmaps_color_when *when)
 	unsigned long long val;
 
 	switch (opt) {
+	case PMAPS_OPT_PAGE_SIZE:
+		return pmaps_page_size_option("watch", optarg);
 	case OPT_SOURCE:
 		if (pmaps_source_parse(optarg, &w->source) ||
 		    w->source == PMAPS_SRC_FILE)
