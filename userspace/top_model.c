@@ -237,6 +237,8 @@ int top_map_filter(const struct pmaps_map *src,
 	size_t i;
 
 	dst->nr_vmas = 0;
+	/* the copy counts in the same pages (each VMA's is copied too) */
+	dst->page_size = src->page_size;
 	dst->vmas = calloc(src->nr_vmas ? src->nr_vmas : 1,
 			   sizeof(*dst->vmas));
 	if (!dst->vmas)
