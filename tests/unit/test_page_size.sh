@@ -121,6 +121,13 @@ ok_run "$PMAPS" map --color=never --areas stack -f "$text" &&
 	grep -q '^7fffee2d8000-7fffee2fc000 rw-p \[stack\]  9 pages$' "$tmp/out"
 result map_counts_16k_pages
 
+# watch replays a saved file: its segments count 16 KiB pages
+ok_run "$PMAPS" watch -n 1 --color=never -f "$text" &&
+	grep -q '^total pages: resident 107 ' "$tmp/out" &&
+	grep -q '^\.   7fff940a4000-7fff940b4000        4 YRAUP__    1$' "$tmp/out" &&
+	grep -q '^\.   7fffee2f8000-7fffee2fc000        1 YRAUP__    1$' "$tmp/out"
+result watch_counts_16k_pages
+
 # ---- JSON: pmaps writes the page size, and reads it back ----
 
 ok_run "$PMAPS" --json -f "$text" && cp "$tmp/out" "$tmp/demo.json" &&
