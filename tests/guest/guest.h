@@ -244,8 +244,9 @@ static inline int parse_text(const struct text *t, const char *path,
 	unsigned int lineno;
 
 	memset(map, 0, sizeof(*map));
-	if (!pmaps_parse_buf(t->len ? t->data : "", t->len, path, map, err,
-			     sizeof(err)))
+	/* a live text: in this kernel's pages, not the ones it might fit */
+	if (!pmaps_parse_buf_as(t->len ? t->data : "", t->len, path,
+				pmaps_page_size(), map, err, sizeof(err)))
 		return 0;
 	tap_diag("%s does not parse: %s", path, err);
 	if (!strncmp(err, path, strlen(path)) &&

@@ -430,8 +430,9 @@ static int check_target(const char *who, int pid, struct text *t)
 			pmaps_map_free(&pm);
 			continue;
 		}
-		if (pmaps_parse_buf(t->buf, t->len, path, &mod, err,
-				    sizeof(err))) {
+		if (pmaps_parse_buf_as(t->buf, t->len, path,
+				       pmaps_page_size(), &mod, err,
+				       sizeof(err))) {
 			tap_diag("%s attempt %d: parse: %s", who, attempt, err);
 			rp.events++;
 		} else {
@@ -929,7 +930,8 @@ static int folio_mapcounts_differ(const struct text *t, uintptr_t area,
 	size_t v, r;
 
 	*ok = 0;
-	if (pmaps_parse_buf(t->buf, t->len, "mthp", &map, err, sizeof(err)))
+	if (pmaps_parse_buf_as(t->buf, t->len, "mthp", pmaps_page_size(),
+			       &map, err, sizeof(err)))
 		return 0;
 	for (v = 0; v < map.nr_vmas; v++) {
 		const struct pmaps_vma *vma = &map.vmas[v];
