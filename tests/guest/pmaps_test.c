@@ -111,6 +111,39 @@ static long long rel_page(unsigned long long addr, unsigned long long lo)
 	return (long long)(addr - lo) / (long long)page_size;
 }
 
+/* Where next_range_over() is in a map; start from all zeros. */
+struct range_cursor {
+	size_t vma, range;
+};
+
+/*
+ * The next range of map, in the text's order, with a page in [lo, hi),
+ * and its VMA in *vma; NULL after the last.
+ */
+static const struct pmaps_range *next_range_over(const struct pmaps_map *map,
+						 unsigned long long lo,
+						 unsigned long long hi,
+						 struct range_cursor *c,
+						 const struct pmaps_vma **vma)
+{
+	for (; c->vma < map->nr_vmas; c->vma++, c->range = 0) {
+		const struct pmaps_vma *v = &map->vmas[c->vma];
+
+		if (!vma_overlaps(v, lo, hi))
+			continue;
+		while (c->range < v->nr_ranges) {
+			const struct pmaps_range *r = &v->ranges[c->range++];
+			unsigned long long addr = pmaps_range_addr(v, r);
+
+			if (addr + r->count * page_size > lo && addr < hi) {
+				*vma = v;
+				return r;
+			}
+		}
+	}
+	return NULL;
+}
+
 #define MAX_SHOWN_RANGES	40
 
 /* Print the headers and ranges of map that touch [lo, hi). */
@@ -190,53 +223,47 @@ static bool check_ranges(const struct pmaps_map *map, const void *base,
 			 const struct rule *rule)
 {
 	unsigned long long lo = (uintptr_t)base, hi = lo + len;
+	struct range_cursor c = { 0 };
+	const struct pmaps_range *r;
+	const struct pmaps_vma *v;
 	char problem[256] = "";
-	size_t found = 0, i, j;
+	size_t found = 0;
 
-	for (i = 0; i < map->nr_vmas; i++) {
-		const struct pmaps_vma *v = &map->vmas[i];
+	while ((r = next_range_over(map, lo, hi, &c, &v))) {
+		unsigned long long addr = pmaps_range_addr(v, r);
+		unsigned long long end = addr + r->count * page_size;
+		const struct span *w;
 
-		if (!vma_overlaps(v, lo, hi))
+		found++;
+		if (problem[0])
 			continue;
-		for (j = 0; j < v->nr_ranges; j++) {
-			const struct pmaps_range *r = &v->ranges[j];
-			unsigned long long addr = pmaps_range_addr(v, r);
-			unsigned long long end = addr + r->count * page_size;
-			const struct span *w;
-
-			if (end <= lo || addr >= hi)
-				continue;
-			found++;
-			if (problem[0])
-				continue;
-			w = found <= nr_want ? &want[found - 1] : NULL;
-			if (!w)
-				snprintf(problem, sizeof(problem),
-					 "unexpected range at page %+lld (line %u)",
-					 rel_page(addr, lo), r->line);
-			else if (addr < lo || end > hi)
-				snprintf(problem, sizeof(problem),
-					 "range at page %+lld crosses the mapping's edge",
-					 rel_page(addr, lo));
-			else if (addr != lo + w->first * page_size ||
-				 r->count != w->pages)
-				snprintf(problem, sizeof(problem),
-					 "range %zu is page %+lld, %llu pages; expected +%llu, %llu pages",
-					 found, rel_page(addr, lo), r->count,
-					 w->first, w->pages);
-			else if ((r->flags & rule->set) != rule->set ||
-				 ((r->flags | r->unknown) & rule->clear) ||
-				 r->unknown != rule->unknown)
-				snprintf(problem, sizeof(problem),
-					 "range %zu (page %+lld) has wrong flags",
-					 found, rel_page(addr, lo));
-			else if (rule->mapcount != ANY_MAPCOUNT &&
-				 r->mapcount != rule->mapcount)
-				snprintf(problem, sizeof(problem),
-					 "range %zu (page %+lld) has mapcount %ld, expected %ld",
-					 found, rel_page(addr, lo), r->mapcount,
-					 rule->mapcount);
-		}
+		w = found <= nr_want ? &want[found - 1] : NULL;
+		if (!w)
+			snprintf(problem, sizeof(problem),
+				 "unexpected range at page %+lld (line %u)",
+				 rel_page(addr, lo), r->line);
+		else if (addr < lo || end > hi)
+			snprintf(problem, sizeof(problem),
+				 "range at page %+lld crosses the mapping's edge",
+				 rel_page(addr, lo));
+		else if (addr != lo + w->first * page_size ||
+			 r->count != w->pages)
+			snprintf(problem, sizeof(problem),
+				 "range %zu is page %+lld, %llu pages; expected +%llu, %llu pages",
+				 found, rel_page(addr, lo), r->count,
+				 w->first, w->pages);
+		else if ((r->flags & rule->set) != rule->set ||
+			 ((r->flags | r->unknown) & rule->clear) ||
+			 r->unknown != rule->unknown)
+			snprintf(problem, sizeof(problem),
+				 "range %zu (page %+lld) has wrong flags",
+				 found, rel_page(addr, lo));
+		else if (rule->mapcount != ANY_MAPCOUNT &&
+			 r->mapcount != rule->mapcount)
+			snprintf(problem, sizeof(problem),
+				 "range %zu (page %+lld) has mapcount %ld, expected %ld",
+				 found, rel_page(addr, lo), r->mapcount,
+				 rule->mapcount);
 	}
 	if (!problem[0] && found != nr_want)
 		snprintf(problem, sizeof(problem), "found %zu ranges, expected %zu",
@@ -270,21 +297,11 @@ static bool expect_ranges(pid_t pid, const char *when, const void *base,
 static const struct pmaps_range *first_range_in(const struct pmaps_map *map,
 						const void *base, size_t len)
 {
-	unsigned long long lo = (uintptr_t)base, hi = lo + len;
-	size_t i, j;
+	unsigned long long lo = (uintptr_t)base;
+	struct range_cursor c = { 0 };
+	const struct pmaps_vma *v;
 
-	for (i = 0; i < map->nr_vmas; i++) {
-		const struct pmaps_vma *v = &map->vmas[i];
-
-		for (j = 0; vma_overlaps(v, lo, hi) && j < v->nr_ranges; j++) {
-			const struct pmaps_range *r = &v->ranges[j];
-			unsigned long long addr = pmaps_range_addr(v, r);
-
-			if (addr + r->count * page_size > lo && addr < hi)
-				return r;
-		}
-	}
-	return NULL;
+	return next_range_over(map, lo, lo + len, &c, &v);
 }
 
 /* ---- header checks ---- */
@@ -739,36 +756,31 @@ static bool count_region(const char *path, const void *base, size_t pages,
 			 enum pmaps_flag flag, struct region_count *c)
 {
 	unsigned long long lo = (uintptr_t)base, hi = lo + pages * page_size;
+	struct range_cursor cursor = { 0 };
+	const struct pmaps_range *r;
+	const struct pmaps_vma *v;
 	struct pmaps_map map;
-	size_t i, j;
 
 	memset(c, 0, sizeof(*c));
 	if (load_path(path, &map))
 		return false;
-	for (i = 0; i < map.nr_vmas; i++) {
-		const struct pmaps_vma *v = &map.vmas[i];
+	while ((r = next_range_over(&map, lo, hi, &cursor, &v))) {
+		unsigned long long addr = pmaps_range_addr(v, r);
+		unsigned long long end = addr + r->count * page_size;
+		unsigned long long n;
 
-		for (j = 0; vma_overlaps(v, lo, hi) && j < v->nr_ranges; j++) {
-			const struct pmaps_range *r = &v->ranges[j];
-			unsigned long long addr = pmaps_range_addr(v, r);
-			unsigned long long end = addr + r->count * page_size;
-			unsigned long long n;
-
-			if (end <= lo || addr >= hi)
-				continue;
-			n = ((end < hi ? end : hi) - (addr > lo ? addr : lo)) /
-			    page_size;
-			if (r->unknown & (1u << flag))
-				c->unknown += n;
-			else if (r->flags & (1u << flag))
-				c->set += n;
-			else
-				c->clear += n;
-			if (r->age == PMAPS_AGE_UNKNOWN)
-				c->age_unknown += n;
-			else
-				c->age[r->age] += n;
-		}
+		n = ((end < hi ? end : hi) - (addr > lo ? addr : lo)) /
+		    page_size;
+		if (r->unknown & (1u << flag))
+			c->unknown += n;
+		else if (r->flags & (1u << flag))
+			c->set += n;
+		else
+			c->clear += n;
+		if (r->age == PMAPS_AGE_UNKNOWN)
+			c->age_unknown += n;
+		else
+			c->age[r->age] += n;
 	}
 	pmaps_map_free(&map);
 	return true;
@@ -1023,37 +1035,29 @@ static bool ranges_maximal_cover(const struct pmaps_map *map,
 				 const char *base, size_t len)
 {
 	unsigned long long lo = (uintptr_t)base, hi = lo + len, next = lo;
-	const struct pmaps_range *prev = NULL;
-	size_t i, j, lines = 0;
+	const struct pmaps_range *r, *prev = NULL;
+	struct range_cursor c = { 0 };
+	const struct pmaps_vma *v;
+	size_t lines = 0;
 
-	for (i = 0; i < map->nr_vmas; i++) {
-		const struct pmaps_vma *v = &map->vmas[i];
+	while ((r = next_range_over(map, lo, hi, &c, &v))) {
+		unsigned long long addr = pmaps_range_addr(v, r);
 
-		if (!vma_overlaps(v, lo, hi))
-			continue;
-		for (j = 0; j < v->nr_ranges; j++) {
-			const struct pmaps_range *r = &v->ranges[j];
-			unsigned long long addr = pmaps_range_addr(v, r);
-
-			if (addr + r->count * page_size <= lo || addr >= hi)
-				continue;
-			lines++;
-			if (addr != next) {
-				tap_diag("line %u starts at page %+lld, expected %+lld",
-					 r->line, rel_page(addr, lo),
-					 rel_page(next, lo));
-				return false;
-			}
-			if (prev && prev->flags == r->flags &&
-			    prev->unknown == r->unknown &&
-			    prev->mapcount == r->mapcount) {
-				tap_diag("line %u continues line %u: a line was cut",
-					 r->line, prev->line);
-				return false;
-			}
-			next = addr + r->count * page_size;
-			prev = r;
+		lines++;
+		if (addr != next) {
+			tap_diag("line %u starts at page %+lld, expected %+lld",
+				 r->line, rel_page(addr, lo), rel_page(next, lo));
+			return false;
 		}
+		if (prev && prev->flags == r->flags &&
+		    prev->unknown == r->unknown &&
+		    prev->mapcount == r->mapcount) {
+			tap_diag("line %u continues line %u: a line was cut",
+				 r->line, prev->line);
+			return false;
+		}
+		next = addr + r->count * page_size;
+		prev = r;
 	}
 	if (next != hi) {
 		tap_diag("the lines end at page %+lld of %zu", rel_page(next, lo),
@@ -1071,26 +1075,14 @@ static bool ranges_maximal_cover(const struct pmaps_map *map,
 static bool same_ranges_over(const struct pmaps_map *maps, const char **names,
 			     unsigned long long lo, unsigned long long hi)
 {
+	struct range_cursor c[2] = { { 0 }, { 0 } };
 	const struct pmaps_range *r[2];
 	const struct pmaps_vma *rv[2];
-	size_t vi[2] = { 0, 0 }, ri[2] = { 0, 0 }, k, n = 0;
+	size_t k, n = 0;
 
 	for (;;) {
-		/* the next range over [lo, hi) of each map, or none */
-		for (k = 0; k < 2; k++) {
-			r[k] = NULL;
-			while (vi[k] < maps[k].nr_vmas) {
-				const struct pmaps_vma *v = &maps[k].vmas[vi[k]];
-
-				if (vma_overlaps(v, lo, hi) && ri[k] < v->nr_ranges) {
-					r[k] = &v->ranges[ri[k]++];
-					rv[k] = v;
-					break;
-				}
-				vi[k]++;
-				ri[k] = 0;
-			}
-		}
+		for (k = 0; k < 2; k++)
+			r[k] = next_range_over(&maps[k], lo, hi, &c[k], &rv[k]);
 		if (!r[0] && !r[1])
 			return true;
 		n++;
