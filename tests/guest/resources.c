@@ -462,40 +462,60 @@ static int start_long_text_target(struct target *t, char *path, size_t size)
 	return err ? -1 : 0;
 }
 
+/*
+ * What both per-file memory tests measure: kernel memory before and
+ * after NR_OPEN_FILES of the long text's file are opened and partially
+ * read.  As many are held open before, as a warm-up (slab caches,
+ * dentries): a warm-up round closed first would leave free objects that
+ * the measured round reuses, and it would cost nothing.
+ */
+struct open_files {
+	int held[NR_OPEN_FILES], fds[NR_OPEN_FILES];
+	char path[PATH_MAX];
+	struct target t;
+	long long before, opened;		/* kernel_kb() */
+	long long avail_before, avail_opened;	/* MemAvailable */
+};
+
+static int open_files_measured(struct open_files *f)
+{
+	memset(f->held, -1, sizeof(f->held));
+	memset(f->fds, -1, sizeof(f->fds));
+	if (start_long_text_target(&f->t, f->path, sizeof(f->path)) ||
+	    open_partially_read(f->path, f->held))
+		return -1;
+	f->before = kernel_kb();
+	f->avail_before = meminfo_kb("MemAvailable");
+	if (open_partially_read(f->path, f->fds))
+		return -1;
+	f->opened = kernel_kb();
+	f->avail_opened = meminfo_kb("MemAvailable");
+	return 0;
+}
+
+static void open_files_end(struct open_files *f)
+{
+	close_all(f->fds);
+	close_all(f->held);
+	target_end(&f->t);
+}
+
 static enum outcome test_kernel_memory_per_open_file(void)
 {
-	int held[NR_OPEN_FILES], fds[NR_OPEN_FILES];
-	long long before, opened, avail0, avail1;
-	char path[PATH_MAX];
+	struct open_files f;
 	long long per_file;
-	struct target t;
 	bool ok = false;
 
-	memset(held, -1, sizeof(held));
-	memset(fds, -1, sizeof(fds));
 	if (kernel_kb() < 0)
 		return skip("no Slab line in /proc/meminfo");
-	if (start_long_text_target(&t, path, sizeof(path)))
+	if (open_files_measured(&f))
 		goto out;
-	/*
-	 * Warm up (slab caches, dentries) with files that stay open: a
-	 * round closed before the measured one would leave free objects
-	 * that the measured round reuses, and it would cost nothing.
-	 */
-	if (open_partially_read(path, held))
-		goto out;
-	before = kernel_kb();
-	avail0 = meminfo_kb("MemAvailable");
-	if (open_partially_read(path, fds))
-		goto out;
-	opened = kernel_kb();
-	avail1 = meminfo_kb("MemAvailable");
-
-	per_file = (opened - before) * 1024 / NR_OPEN_FILES;
+	per_file = (f.opened - f.before) * 1024 / NR_OPEN_FILES;
 	tap_diag("Slab+VmallocUsed: %lld kB before, %+lld kB with %d more files open",
-		 before, opened - before, NR_OPEN_FILES);
+		 f.before, f.opened - f.before, NR_OPEN_FILES);
 	tap_diag("=> %lld bytes of kernel memory per open file (bounds %lu to %lu); MemAvailable %+lld kB",
-		 per_file, PER_FILE_MIN, PER_FILE_BOUND, avail1 - avail0);
+		 per_file, PER_FILE_MIN, PER_FILE_BOUND,
+		 f.avail_opened - f.avail_before);
 	ok = per_file >= (long long)PER_FILE_MIN &&
 	     per_file < (long long)PER_FILE_BOUND;
 	if (per_file < (long long)PER_FILE_MIN)
@@ -505,9 +525,7 @@ static enum outcome test_kernel_memory_per_open_file(void)
 		tap_diag("an open, partially read file costs %lld bytes, over %lu",
 			 per_file, PER_FILE_BOUND);
 out:
-	close_all(fds);
-	close_all(held);
-	target_end(&t);
+	open_files_end(&f);
 	return ok ? PASS : FAIL;
 }
 
@@ -517,37 +535,26 @@ out:
  */
 static enum outcome test_closed_files_give_memory_back(void)
 {
-	int held[NR_OPEN_FILES], fds[NR_OPEN_FILES];
-	long long before, opened, reopened;
-	long long per_file, again;
-	char path[PATH_MAX];
-	struct target t;
+	long long per_file, again, reopened;
+	struct open_files f;
 	bool ok = false;
 
-	memset(held, -1, sizeof(held));
-	memset(fds, -1, sizeof(fds));
 	if (kernel_kb() < 0)
 		return skip("no Slab line in /proc/meminfo");
 	if (kasan_quarantines())
 		return skip("KASAN quarantines freed objects; the plain kernel's suites judge what closing frees");
-	if (start_long_text_target(&t, path, sizeof(path)))
+	if (open_files_measured(&f))
 		goto out;
-	if (open_partially_read(path, held))
-		goto out;
-	before = kernel_kb();
-	if (open_partially_read(path, fds))
-		goto out;
-	opened = kernel_kb();
-	close_all(fds);
-	memset(fds, -1, sizeof(fds));
-	if (open_partially_read(path, fds))
+	close_all(f.fds);
+	memset(f.fds, -1, sizeof(f.fds));
+	if (open_partially_read(f.path, f.fds))
 		goto out;
 	reopened = kernel_kb();
 
-	per_file = (opened - before) * 1024 / NR_OPEN_FILES;
-	again = (reopened - opened) * 1024 / NR_OPEN_FILES;
+	per_file = (f.opened - f.before) * 1024 / NR_OPEN_FILES;
+	again = (reopened - f.opened) * 1024 / NR_OPEN_FILES;
 	tap_diag("Slab+VmallocUsed: %+lld kB with %d more files open, %+lld kB after closing them and opening as many again",
-		 opened - before, NR_OPEN_FILES, reopened - opened);
+		 f.opened - f.before, NR_OPEN_FILES, reopened - f.opened);
 	tap_diag("=> %lld bytes per open file, %lld per file opened again",
 		 per_file, again);
 	ok = per_file >= (long long)PER_FILE_MIN && again < per_file / 2;
@@ -558,9 +565,7 @@ static enum outcome test_closed_files_give_memory_back(void)
 		tap_diag("closing the files gave back too little: opening as many again cost %lld bytes each",
 			 again);
 out:
-	close_all(fds);
-	close_all(held);
-	target_end(&t);
+	open_files_end(&f);
 	return ok ? PASS : FAIL;
 }
 
