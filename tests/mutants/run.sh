@@ -46,6 +46,8 @@ if [ -z "$(echo $kernels)" ]; then
 	tap_done
 	exit 1
 fi
+pristine=$work/pristine
+rm -rf "$pristine"
 if ! st_copy "$tree"; then
 	not_ok "mutants_copy_the_tree"
 	tap_done
@@ -94,8 +96,14 @@ while IFS="$tab" read -r name mset suites file expr; do
 		nr=$((nr + 1))
 		kn=$(kernel_name "$k")
 		log=$work/$name-$kn.log
+		# The file as the copy was made: the tree may change meanwhile,
+		# and one file from later would not build with the rest.
+		if [ ! -f "$pristine/$file" ]; then
+			mkdir -p "$(dirname "$pristine/$file")"
+			cp "$tree/$file" "$pristine/$file"
+		fi
 		# a fresh mtime, so that make rebuilds what the last mutant built
-		cp "$top/$file" "$tree/$file"
+		cp "$pristine/$file" "$tree/$file"
 		if ! st_sed "$tree" "$file" "$expr"; then
 			not_ok "mutant_${name}_applies [$kn]"
 			continue
@@ -105,7 +113,7 @@ while IFS="$tab" read -r name mset suites file expr; do
 		unit:*) unit "${suites#unit:}" "$log" ;;
 		esac
 		status=$?
-		cp "$top/$file" "$tree/$file"
+		cp "$pristine/$file" "$tree/$file"
 		by=$(killed_by "$log")
 		case $by in
 		*"does not build"*|*"building"*"failed"*)
