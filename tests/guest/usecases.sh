@@ -46,7 +46,7 @@ show "awk '/^[0-9a-f]+-/ { p = /\\/tmp\\/pool/ } p' /proc/$pid/pmaps"
 show "awk -F'\\t' '/^[0-9a-f]+-/ { p = /\\/tmp\\/pool/; next } p && \$3 ~ /P/ && \$3 !~ /D/ { print \"pages\", \$1, \"to\", \$1 + \$2 - 1, \"dirty in the page table only\" }' /proc/$pid/pmaps"
 show "awk '/^[0-9a-f]+-/ { p = /\\/tmp\\/pool/ } p' /proc/$pid/smaps | grep -E '^(Rss|Shared|Private|Referenced)'"
 if command -v page-types > /dev/null; then
-	start=$(awk -F- '/\/tmp\/pool/ { print $1; exit }' /proc/$pid/maps)
+	start=$(awk -F- '/\/tmp\/pool/ { print $1; exit }' /proc/"$pid"/maps)
 	# page-types takes page numbers: the address over 4096.
 	vpn=$(printf '0x%x' $((0x$start / 4096)))
 	show "page-types -p $pid -a $vpn+64 -l"
@@ -64,7 +64,7 @@ show "awk -F'\\t' '/^[0-9a-f]+-/ { h = \$0; next } \$6 == 2048 { if (h) print h;
 show "awk -F'\\t' '!/^[0-9a-f]+-/ && \$6 == 2048 { f = \$1 - \$1 % 512; n[f] += \$2; if (\$3 ~ /^Y/) y[f] += \$2 } END { for (f in n) printf \"THP at page %.0f: %d of %d pages young\\n\", f, y[f], n[f] }' /proc/$pid/pmaps_numa"
 show "grep -E '^(AnonHugePages|Referenced|Rss)' /proc/$pid/smaps_rollup"
 if command -v page-types > /dev/null; then
-	vpn=$(awk -F'\t' '!/^[0-9a-f]+-/ && $6 == 2048 { print $1; exit }' /proc/$pid/pmaps_numa)
+	vpn=$(awk -F'\t' '!/^[0-9a-f]+-/ && $6 == 2048 { print $1; exit }' /proc/"$pid"/pmaps_numa)
 	show "page-types -p $pid -a $vpn+512 -l"
 fi
 kill "$pid"

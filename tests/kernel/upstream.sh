@@ -37,6 +37,7 @@ echo "$want  $dir/Sources.xz" | sha256sum -c --quiet ||
 	{ echo "upstream.sh: Sources.xz does not match $inrelease"; exit 2; }
 
 # "DIRECTORY SHA256 NAME" of the orig tarball in the stanza of linux $version.
+# shellcheck disable=SC2046 # three words, split on purpose
 set -- $(xz -dc "$dir/Sources.xz" | awk -v v="$version" '
 	/^Package: / { pkg = $2; ver = ""; d = ""; sha = ""; name = "" }
 	/^Version: / { ver = $2 }
