@@ -57,6 +57,14 @@ no_live_columns() {
 	awk '{ $15 = ""; $16 = ""; print }' "$1"
 }
 
+# same_summary GUEST: --summary's $tmp/out is GUEST but for the first
+# line and the live-only columns
+same_summary() {
+	no_live_columns "$tmp/out" | sed 1d > "$tmp/got" &&
+		no_live_columns "$1" | sed 1d > "$tmp/want" &&
+		cmp -s "$tmp/want" "$tmp/got"
+}
+
 [ "$(getconf PAGESIZE)" = 16384 ] &&
 	echo "# this host has 16 KiB pages: the tests below show less here"
 
@@ -66,9 +74,7 @@ ok_run "$PMAPS" --color=never -f "$text" && same_but_first "$d/guest-default.txt
 result default_view_as_on_the_16k_guest
 
 ok_run "$PMAPS" --summary -f "$text" &&
-	no_live_columns "$tmp/out" | sed 1d > "$tmp/got" &&
-	no_live_columns "$d/guest-summary.txt" | sed 1d > "$tmp/want" &&
-	cmp -s "$tmp/want" "$tmp/got"
+	same_summary "$d/guest-summary.txt"
 result summary_as_on_the_16k_guest
 
 # the guest's total: RSS 1712 KiB, 107 pages of 16 KiB; PSS 1397 KiB
@@ -103,9 +109,7 @@ result range_filter_clips_16k_pages
 # ---- the NUMA text ----
 
 ok_run "$PMAPS" --summary -f "$numa" &&
-	no_live_columns "$tmp/out" | sed 1d > "$tmp/got" &&
-	no_live_columns "$d/guest-numa-summary.txt" | sed 1d > "$tmp/want" &&
-	cmp -s "$tmp/want" "$tmp/got"
+	same_summary "$d/guest-numa-summary.txt"
 result numa_summary_as_on_the_16k_guest
 
 # KB 16 is a one-page folio of 16 KiB: small, not an mTHP of 4 KiB pages
