@@ -1171,6 +1171,67 @@ static int smaps_rss_referenced(const void *addr, unsigned long long *rss,
 	return v ? 0 : -1;
 }
 
+/* An mTHP folio that arm64 maps with the contiguous bit, as made below. */
+struct contpte_block {
+	char knob[128], saved[32];	/* the mTHP size's enabled, and before */
+	char *base;			/* the mapping, 2 * cont */
+	char *block;			/* the folio, cont-aligned in it */
+	size_t cont, nr;		/* CONT_PTE_SIZE, and in pages */
+};
+
+/*
+ * Turn the CONT_PTE_SIZE mTHP size on and make one folio of it by one
+ * write fault (every pte of it dirty, do_anonymous_page()).  PASS with the
+ * block made, SKIP off arm64, FAIL.  contpte_block_end() undoes it.
+ */
+static enum outcome contpte_block_make(struct contpte_block *c)
+{
+	unsigned long long rss = 0, referenced = 0;
+	struct utsname u;
+
+	memset(c, 0, sizeof(*c));
+	if (uname(&u))
+		return FAIL;
+	if (strcmp(u.machine, "aarch64"))
+		return skip("the contiguous bit is arm64's; this is %s", u.machine);
+	c->cont = page_size == 4096 ? 64UL << 10 : 2UL << 20;
+	c->nr = c->cont / page_size;
+	snprintf(c->knob, sizeof(c->knob),
+		 "/sys/kernel/mm/transparent_hugepage/hugepages-%zukB/enabled",
+		 c->cont >> 10);
+	/* Debian's arm64 kernels have THP and mTHP (v6.8) */
+	if (sysfs_choice(c->knob, c->saved, sizeof(c->saved))) {
+		tap_diag("%s: cannot be read", c->knob);
+		return FAIL;
+	}
+	if (write_string(c->knob, "always"))
+		return FAIL;
+	c->base = map_between_guards(2 * c->cont, PROT_READ | PROT_WRITE,
+				     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (!c->base)
+		goto restore;
+	c->block = (char *)(((uintptr_t)c->base + c->cont - 1) &
+			    ~(c->cont - 1));
+	c->block[0] = 1;
+	/* one fault mapped the whole folio, or there is no block to test */
+	if (!smaps_rss_referenced(c->block, &rss, &referenced) &&
+	    rss == c->cont >> 10)
+		return PASS;
+	tap_diag("one write fault mapped %llu kB, not a %zu kB folio",
+		 rss, c->cont >> 10);
+	munmap(c->base, 2 * c->cont);
+	c->base = NULL;
+restore:
+	write_string(c->knob, c->saved);
+	return FAIL;
+}
+
+static void contpte_block_end(struct contpte_block *c)
+{
+	munmap(c->base, 2 * c->cont);
+	write_string(c->knob, c->saved);
+}
+
 /*
  * arm64 (CONFIG_ARM64_CONTPTE) maps a naturally aligned folio of
  * CONT_PTE_SIZE -- 16 pages of 4 KiB, 128 of 16 KiB, 32 of 64 KiB -- with
@@ -1189,67 +1250,37 @@ static enum outcome test_contpte_young(void)
 	const struct rule young = { .set = FLAG(YOUNG), .mapcount = 1 };
 	const struct rule old = { .clear = FLAG(YOUNG), .mapcount = 1 };
 	unsigned long long rss = 0, referenced = 0;
-	size_t cont, nr;
-	char knob[128], saved[32];
-	struct utsname u;
+	struct contpte_block c;
+	enum outcome made;
 	struct span want;
-	char *base, *block;
 	bool ok = false;
 
-	if (uname(&u))
-		return FAIL;
-	if (strcmp(u.machine, "aarch64"))
-		return skip("the contiguous bit is arm64's; this is %s", u.machine);
-	cont = page_size == 4096 ? 64UL << 10 : 2UL << 20;
-	nr = cont / page_size;
-	snprintf(knob, sizeof(knob),
-		 "/sys/kernel/mm/transparent_hugepage/hugepages-%zukB/enabled",
-		 cont >> 10);
-	/* Debian's arm64 kernels have THP and mTHP (v6.8) */
-	if (sysfs_choice(knob, saved, sizeof(saved))) {
-		tap_diag("%s: cannot be read", knob);
-		return FAIL;
-	}
-	if (write_string(knob, "always"))
-		return FAIL;
-	base = map_between_guards(2 * cont, PROT_READ | PROT_WRITE,
-				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (!base)
-		goto restore;
-	block = (char *)(((uintptr_t)base + cont - 1) & ~(cont - 1));
-	block[0] = 1;
-	/* one fault mapped the whole folio, or there is no block to test */
-	if (smaps_rss_referenced(block, &rss, &referenced) ||
-	    rss != cont >> 10) {
-		tap_diag("one write fault mapped %llu kB, not a %zu kB folio",
-			 rss, cont >> 10);
-		goto unmap;
-	}
+	made = contpte_block_make(&c);
+	if (made != PASS)
+		return made;
 	drain_lru_batches();
 	if (write_string("/proc/self/clear_refs", "1"))
-		goto unmap;
-	want = (struct span){ 0, nr };
-	if (smaps_rss_referenced(block, &rss, &referenced) || referenced) {
+		goto out;
+	want = (struct span){ 0, c.nr };
+	if (smaps_rss_referenced(c.block, &rss, &referenced) || referenced) {
 		tap_diag("after clear_refs smaps says Referenced: %llu kB", referenced);
-		goto unmap;
+		goto out;
 	}
-	if (!expect_ranges(getpid(), "after clear_refs", block, cont, &want, 1,
-			   &old))
-		goto unmap;
-	(void)((const volatile char *)block)[nr / 2 * page_size];
-	if (smaps_rss_referenced(block, &rss, &referenced))
-		goto unmap;
-	if (referenced != cont >> 10) {
+	if (!expect_ranges(getpid(), "after clear_refs", c.block, c.cont,
+			   &want, 1, &old))
+		goto out;
+	(void)((const volatile char *)c.block)[c.nr / 2 * page_size];
+	if (smaps_rss_referenced(c.block, &rss, &referenced))
+		goto out;
+	if (referenced != c.cont >> 10) {
 		tap_diag("after reading page %zu of %zu, smaps says Referenced: %llu kB, not the block's %zu kB: not a contiguous block",
-			 nr / 2, nr, referenced, cont >> 10);
-		goto unmap;
+			 c.nr / 2, c.nr, referenced, c.cont >> 10);
+		goto out;
 	}
-	ok = expect_ranges(getpid(), "after reading one page", block, cont,
-			   &want, 1, &young);
-unmap:
-	munmap(base, 2 * cont);
-restore:
-	write_string(knob, saved);
+	ok = expect_ranges(getpid(), "after reading one page", c.block,
+			   c.cont, &want, 1, &young);
+out:
+	contpte_block_end(&c);
 	return ok ? PASS : FAIL;
 }
 
