@@ -1284,6 +1284,158 @@ out:
 	return ok ? PASS : FAIL;
 }
 
+#define KPF_DIRTY_BIT	4	/* include/uapi/linux/kernel-page-flags.h */
+
+/*
+ * How many of the nr pages from addr (of this process, all present)
+ * /proc/kpageflags says are KPF_DIRTY (PG_dirty of their folio); -1, said.
+ */
+static long kpf_dirty_pages(const char *addr, size_t nr)
+{
+	int map_fd = -1, kpf_fd = -1;
+	uint64_t entry, flags;
+	long dirty = -1, n = 0;
+	size_t i;
+
+	map_fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	kpf_fd = open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);
+	if (map_fd < 0 || kpf_fd < 0) {
+		tap_diag("open /proc/self/pagemap or /proc/kpageflags: %s",
+			 strerror(errno));
+		goto out;
+	}
+	for (i = 0; i < nr; i++) {
+		uintptr_t va = (uintptr_t)addr + i * page_size;
+
+		if (pread(map_fd, &entry, sizeof(entry),
+			  (off_t)(va / page_size * sizeof(entry))) !=
+		    sizeof(entry)) {
+			tap_diag("/proc/self/pagemap at %#lx: %s",
+				 (unsigned long)va, strerror(errno));
+			goto out;
+		}
+		/* present (bit 63), with a PFN (root: CAP_SYS_ADMIN) */
+		if (!(entry >> 63) || !(entry & ((1ULL << 55) - 1))) {
+			tap_diag("/proc/self/pagemap at %#lx: %#llx, not a present page with its PFN",
+				 (unsigned long)va, (unsigned long long)entry);
+			goto out;
+		}
+		if (pread(kpf_fd, &flags, sizeof(flags),
+			  (off_t)((entry & ((1ULL << 55) - 1)) *
+				  sizeof(flags))) != sizeof(flags)) {
+			tap_diag("/proc/kpageflags of %#lx: %s",
+				 (unsigned long)va, strerror(errno));
+			goto out;
+		}
+		n += (flags >> KPF_DIRTY_BIT) & 1;
+	}
+	dirty = n;
+out:
+	if (map_fd >= 0)
+		close(map_fd);
+	if (kpf_fd >= 0)
+		close(kpf_fd);
+	return dirty;
+}
+
+/* smaps' Private_Dirty + Shared_Dirty, in kB, of our VMA holding addr. */
+static int smaps_dirty(const void *addr, unsigned long long *rss,
+		       unsigned long long *dirty)
+{
+	const struct smaps_vma *v;
+	struct smaps sm;
+
+	if (smaps_read(getpid(), &sm))
+		return -1;
+	v = smaps_vma_at(&sm, (uintptr_t)addr);
+	if (v) {
+		*rss = v->rss;
+		*dirty = v->dirty;
+	}
+	smaps_free(&sm);
+	return v ? 0 : -1;
+}
+
+/*
+ * The dirty side of test_contpte_young.  The CPU's hardware dirty-state
+ * management (FEAT_HAFDBS) makes writable-clean ptes dirty on a write
+ * without a fault, on the one pte of the block it went through, and
+ * ptep_get() gathers dirty over the block as it does young.  The ptes of
+ * the folio are made clean by MADV_FREE: madvise_free_pte_range() clears
+ * PG_dirty of the whole, exclusively mapped folio and, through
+ * clear_young_dirty_ptes() (contpte_clear_young_dirty_ptes()), young and
+ * dirty of every pte of the block, keeping the contiguous bit and the
+ * write permission (pte_mkclean() only sets PTE_RDONLY).  Then one page is
+ * written.  The folio stays clean (KPF_DIRTY, the module's D), so smaps'
+ * dirty sizes, which count a page whose pte is dirty by ptep_get() or
+ * whose folio is, count pte-dirtiness alone: the whole block.  P must be
+ * shown on every page of it; a walk that read a pte raw would show one.
+ */
+static enum outcome test_contpte_dirty(void)
+{
+	const struct rule clean = {
+		.clear = FLAG(PTE_DIRTY) | FLAG(DIRTY), .mapcount = 1
+	};
+	const struct rule pte_dirty = {
+		.set = FLAG(PTE_DIRTY), .clear = FLAG(DIRTY), .mapcount = 1
+	};
+	unsigned long long rss = 0, dirty = 0;
+	struct contpte_block c;
+	enum outcome made;
+	struct span want;
+	bool ok = false;
+	long kpf;
+
+	made = contpte_block_make(&c);
+	if (made != PASS)
+		return made;
+	if (madvise(c.block, c.cont, MADV_FREE)) {
+		tap_diag("MADV_FREE: %s", strerror(errno));
+		goto out;
+	}
+	drain_lru_batches();
+	want = (struct span){ 0, c.nr };
+	if (smaps_dirty(c.block, &rss, &dirty) || rss != c.cont >> 10 ||
+	    dirty) {
+		tap_diag("after MADV_FREE smaps says Rss: %llu kB, dirty %llu kB; expected %zu kB, none dirty",
+			 rss, dirty, c.cont >> 10);
+		goto out;
+	}
+	kpf = kpf_dirty_pages(c.block, c.nr);
+	if (kpf) {
+		tap_diag("after MADV_FREE %ld of %zu pages are KPF_DIRTY; expected none",
+			 kpf, c.nr);
+		goto out;
+	}
+	if (!expect_ranges(getpid(), "after MADV_FREE", c.block, c.cont,
+			   &want, 1, &clean))
+		goto out;
+	((volatile char *)c.block)[c.nr / 2 * page_size] = 2;
+	if (smaps_dirty(c.block, &rss, &dirty))
+		goto out;
+	if (rss != c.cont >> 10) {
+		tap_diag("after writing page %zu, smaps says Rss: %llu kB, not %zu kB: the lazily freed folio went",
+			 c.nr / 2, rss, c.cont >> 10);
+		goto out;
+	}
+	kpf = kpf_dirty_pages(c.block, c.nr);
+	if (kpf) {
+		tap_diag("after writing page %zu, %ld of %zu pages are KPF_DIRTY; expected none: the folio is not clean",
+			 c.nr / 2, kpf, c.nr);
+		goto out;
+	}
+	if (dirty != c.cont >> 10) {
+		tap_diag("after writing page %zu of %zu, smaps says dirty: %llu kB, not the block's %zu kB: not a contiguous block",
+			 c.nr / 2, c.nr, dirty, c.cont >> 10);
+		goto out;
+	}
+	ok = expect_ranges(getpid(), "after writing one page", c.block,
+			   c.cont, &want, 1, &pte_dirty);
+out:
+	contpte_block_end(&c);
+	return ok ? PASS : FAIL;
+}
+
 static enum outcome test_sparse_1tib(void)
 {
 	const size_t len = 1ULL << 40, step = 64ULL << 30, nr = len / step;
@@ -3660,6 +3812,7 @@ static const struct test_case tests[] = {
 	TEST(test_thp),
 	TEST(test_long_line_across_lock_holds),
 	TEST(test_contpte_young),
+	TEST(test_contpte_dirty),
 	TEST(test_sparse_1tib),
 	TEST(test_read_size_independence),
 	TEST(test_bad_names),
