@@ -155,23 +155,31 @@ if [ "${1:-}" = arm64 ]; then
 			libc6-dev:arm64 libdw-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64 \
 			libzstd-dev:arm64 liblzma-dev:arm64 libbz2-dev:arm64 libncurses-dev:arm64
 	fi
-	# Downloaded, then extracted: ONE member of PACKAGE:arm64 to DEST.
+	# Downloaded, then extracted: ONE member of PACKAGE (PKG:ARCH) to DEST.
 	extract() {
 		rm -rf "$root/tmp/extract"
 		mkdir -p "$root/tmp/extract" "$(dirname "$3")"
-		in_root sh -c "cd /tmp/extract && apt-get download -q -o APT::Sandbox::User=root -t trixie-backports $1:arm64" >/dev/null
+		in_root sh -c "cd /tmp/extract && apt-get download -q -o APT::Sandbox::User=root -t trixie-backports $1" >/dev/null
 		dpkg-deb --fsys-tarfile "$root"/tmp/extract/*.deb | tar -xO "$2" > "$3.tmp"
 		mv "$3.tmp" "$3"
 		rm -rf "$root/tmp/extract"
 	}
 	for rel in $rels; do
 		[ -f "$root/boot/vmlinuz-$rel" ] ||
-			extract "linux-binary-unsigned-$rel" "./usr/lib/modules/$rel/vmlinuz.unsigned" \
+			extract "linux-binary-unsigned-$rel:arm64" "./usr/lib/modules/$rel/vmlinuz.unsigned" \
 				"$root/boot/vmlinuz-$rel"
 	done
 	if [ ! -x "$root/opt/arm64/busybox" ]; then
-		extract busybox-static ./usr/bin/busybox "$root/opt/arm64/busybox"
+		extract busybox-static:arm64 ./usr/bin/busybox "$root/opt/arm64/busybox"
 		chmod 755 "$root/opt/arm64/busybox"
+	fi
+	# pmaps' unit suite for arm64 (tests/unit/arm64.sh) runs under
+	# qemu-user: trixie's qemu-user is static, so its qemu-aarch64 runs
+	# on the host as it is (amd64, not installed: the package brings
+	# every target).
+	if [ ! -x "$root/opt/arm64/qemu-aarch64" ]; then
+		extract qemu-user:amd64 ./usr/bin/qemu-aarch64 "$root/opt/arm64/qemu-aarch64"
+		chmod 755 "$root/opt/arm64/qemu-aarch64"
 	fi
 	echo "$root"
 	for rel in $rels; do echo "$rel"; done
