@@ -51,7 +51,7 @@ trap cleanup EXIT
 trap 'exit 1' INT TERM
 
 # tests/guest/modprobe.sh's plan: its results are this script's too.
-guest_tests=5
+guest_tests=$(sed -n 's/^tap_plan \([0-9][0-9]*\)$/\1/p' "$top/tests/guest/modprobe.sh")
 tap_plan $((16 + guest_tests))
 
 # A copy of the tree: tracked and new unignored files, as make deb takes.
