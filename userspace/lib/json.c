@@ -691,7 +691,8 @@ static int ranges_fit(struct json *j, const struct vma_ctx *vc,
  */
 static int check_ranges(struct json *j, const struct vma_ctx *vc)
 {
-	unsigned long long sizes, ref = pmaps_page_sizes_ref(j->sizes);
+	unsigned long long sizes, old = j->sizes;
+	unsigned long long ref = pmaps_page_sizes_ref(j->sizes);
 
 	for (sizes = j->sizes; sizes; sizes &= sizes - 1) {
 		unsigned long long sz = sizes & -sizes;
@@ -699,8 +700,11 @@ static int check_ranges(struct json *j, const struct vma_ctx *vc)
 		if (ranges_fit(j, vc, sz, NULL, 0))
 			j->sizes &= ~sz;
 	}
-	if (!j->sizes)
+	/* on failure, the partial map keeps a size its VMAs fit */
+	if (!j->sizes) {
+		j->sizes = old;
 		return ranges_fit(j, vc, ref, j->err, j->errlen);
+	}
 	if (vc->v.nr_ranges && !j->range_line)
 		j->range_line = vc->v.ranges[0].line;
 	return 0;

@@ -454,6 +454,8 @@ static int parse_header(struct parser *ps, const char *s, const char *e)
 	if (!ps->sizes) {
 		char what[80];
 
+		/* the partial map keeps a size its lines fit */
+		ps->sizes = old_sizes;
 		pmaps_page_sizes_str(old_sizes, what, sizeof(what));
 		return fail(ps, s, e - s,
 			    "START, END%s multiples of the page size, %s",
@@ -550,7 +552,7 @@ static int parse_range(struct parser *ps, const char *s, const char *e)
 	struct pmaps_vma *v;
 	struct pmaps_range r;
 	const char *col[7], *end[7], *p = s, *f;
-	unsigned long long val, sizes, inside;
+	unsigned long long val, sizes, inside, old_sizes;
 	unsigned long long ps_sz = pmaps_page_sizes_ref(ps->sizes);
 	bool pasted = range_pasted(s, e);
 	char buf[40];
@@ -670,6 +672,7 @@ static int parse_range(struct parser *ps, const char *s, const char *e)
 	 * Where none does, the message is of the KB of a size the range
 	 * fitted, else of the range in the size messages use.
 	 */
+	old_sizes = ps->sizes;
 	for (sizes = ps->sizes, inside = 0; sizes; sizes &= sizes - 1) {
 		unsigned long long sz = sizes & -sizes;
 
@@ -678,15 +681,19 @@ static int parse_range(struct parser *ps, const char *s, const char *e)
 		if (!range_fits(v, &r, sz) || !kb_fits(r.kb, sz))
 			ps->sizes &= ~sz;
 	}
+	/* on failure, the partial map keeps a size its lines fit */
 	if (!ps->sizes && !inside) {
+		ps->sizes = old_sizes;
 		n = range_str(buf, v, &r, ps_sz);
 		return fail(ps, buf, n, "range inside %08llx-%08llx",
 			    v->start, v->end);
 	}
-	if (!ps->sizes)
+	if (!ps->sizes) {
+		ps->sizes = old_sizes;
 		return fail(ps, col[5], end[5] - col[5],
 			    "KB a multiple of the page size in KiB, %llu",
 			    pmaps_page_sizes_ref(inside) / 1024);
+	}
 	if (!ps->range_line)
 		ps->range_line = ps->line;
 	ps_sz = pmaps_page_sizes_ref(ps->sizes);
