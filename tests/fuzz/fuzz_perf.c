@@ -103,13 +103,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (size_t i = 0; i < m.nr_procs; i++) {
 			struct pmaps_perf_model one = m;
 			struct pmaps_map map;
+			char err[256];
 			char *t;
 			size_t tlen;
+			int ret;
 
 			one.procs = &m.procs[i];
 			one.nr_procs = 1;
 			t = maps_text(&one, &tlen);
-			check(!pmaps_parse_buf(t, tlen, "fuzz", &map, NULL, 0));
+			/* in this host's pages, as pmaps perf reads it */
+			ret = pmaps_parse_buf_as(t, tlen, "fuzz",
+						 pmaps_page_size(), &map, err,
+						 sizeof(err));
+			if (ret)
+				fprintf(stderr, "reparse: %s\n", err);
+			check(!ret);
 			check(map.nr_vmas == m.procs[i].nr_maps);
 			pmaps_map_free(&map);
 			free(t);

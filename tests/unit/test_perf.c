@@ -290,13 +290,14 @@ static void test_fork_exec(void)
 	struct pmaps_perf_proc *p;
 
 	file_start(&b, SAMPLE_ID_ALL | MMAP2_BIT);
-	rec_mmap2(&b, 10, 0x1000, 0x1000, 0, PROT_READ, "/bin/sh", 0);
+	rec_mmap2(&b, 10, 0x1000, 0x2000, 0, PROT_READ, "/bin/sh", 0);
 	rec_mmap2(&b, 10, 0x5000, 0x1000, 0, PROT_READ, "", 0);
-	rec_mmap2(&b, (uint32_t)-1, 0xffff0000, 0x1000, 0, PROT_EXEC,
+	/* the kernel's says where _text is: on no page boundary */
+	rec_mmap2(&b, (uint32_t)-1, 0xffff0800, 0x1000, 0xffff0800, PROT_EXEC,
 		  "[kernel]", 0);
 	rec_task(&b, PERF_RECORD_FORK, 11, 10, 100);
 	rec_task(&b, PERF_RECORD_FORK, 10, 10, 110);	/* a thread */
-	rec_mmap2(&b, 11, 0x1000, 0x800, 0, PROT_READ, "/bin/x", 120);
+	rec_mmap2(&b, 11, 0x1000, 0x1000, 0, PROT_READ, "/bin/x", 120);
 	rec_comm(&b, 12, "other", false, 130);
 	rec_comm(&b, 11, "ls", true, 150);
 	rec_mmap2(&b, 11, 0x9000, 0x1000, 0, PROT_READ, "/bin/ls", 200);
@@ -307,12 +308,12 @@ static void test_fork_exec(void)
 	tap_check(d.nr_events > 1 && d.events[0].synthesized &&
 		  !d.events[3].synthesized, "synthesized records not told");
 	check_text(maps_of(&d, 11, 149),
-		   "00001000-00001800 r--p 00000000 fe:01 1234 /bin/x\n"
-		   "00001800-00002000 r--p 00000800 fe:01 1234 /bin/sh\n"
+		   "00001000-00002000 r--p 00000000 fe:01 1234 /bin/x\n"
+		   "00002000-00003000 r--p 00001000 fe:01 1234 /bin/sh\n"
 		   "00005000-00006000 r--p 00000000 fe:01 0 \n",
 		   "the child before exec: the parent's, copied");
 	check_text(maps_of(&d, 10, UINT64_MAX),
-		   "00001000-00002000 r--p 00000000 fe:01 1234 /bin/sh\n"
+		   "00001000-00003000 r--p 00000000 fe:01 1234 /bin/sh\n"
 		   "00005000-00006000 r--p 00000000 fe:01 0 \n",
 		   "the parent: the child's mmap is not its");
 	check_text(maps_of(&d, 11, UINT64_MAX),
@@ -422,6 +423,10 @@ static void test_errors(void)
 	set64(&b, DATA_AT + 96 + 24, UINT64_MAX);
 	expect_err(&b, 1,
 		   "t.data: offset 0x118: record 2 (PERF_RECORD_MMAP2): expected a range within 64 bits, got 0x3000 + 0xffffffffffffffff");
+	/* a process's mmap off the page grid, as no kernel reports one */
+	set64(&b, DATA_AT + 96 + 24, 0x800);
+	expect_err(&b, 1,
+		   "t.data: offset 0x118: record 2 (PERF_RECORD_MMAP2): expected a mapping on 4096-byte pages, got 0x3000 + 0x800 at offset 0x0");
 	/* perf record killed before it wrote the data size */
 	memcpy(b.p, good.p, good.len);
 	set64(&b, PMAPS_PERF_DATA_OFF + 8, 0);

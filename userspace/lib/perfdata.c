@@ -23,6 +23,7 @@
 
 #define REC_HDR		8	/* struct perf_event_header */
 #define MMAP_FIXED	32	/* pid, tid, addr, len, pgoff */
+#define PERF_MIN_PAGE	4096U	/* the smallest page of any kernel */
 #define MMAP2_FIXED	64	/* and maj, min, ino, ino_generation, prot, flags */
 #define COMM_FIXED	8	/* pid, tid */
 #define TASK_FIXED	24	/* pid, ppid, tid, ptid, time */
@@ -397,6 +398,23 @@ static int do_record(struct ctx *c, uint64_t off, const unsigned char *rec,
 				   "expected a range within 64 bits, got 0x%llx + 0x%llx",
 				   (unsigned long long)ev->start,
 				   (unsigned long long)ev->len);
+			return 0;
+		}
+		/*
+		 * A process's mapping starts, ends and is offset on pages, of
+		 * 4096 bytes at least on any kernel.  The kernel's own (pid
+		 * -1) say where _text is, and are not read as mappings.
+		 */
+		if (ev->pid != -1 &&
+		    ((ev->start | ev->len | ev->pgoff) & (PERF_MIN_PAGE - 1))) {
+			c->d->nr_events--;
+			c->d->bad_records++;
+			bad_record(c, 1, off, type,
+				   "expected a mapping on %u-byte pages, got 0x%llx + 0x%llx at offset 0x%llx",
+				   PERF_MIN_PAGE,
+				   (unsigned long long)ev->start,
+				   (unsigned long long)ev->len,
+				   (unsigned long long)ev->pgoff);
 			return 0;
 		}
 		break;
