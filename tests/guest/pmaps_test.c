@@ -1153,9 +1153,11 @@ out:
 	return ok ? PASS : FAIL;
 }
 
-/* smaps' Rss and Referenced, in kB, of our VMA holding addr; 0, or -1. */
-static int smaps_rss_referenced(const void *addr, unsigned long long *rss,
-				unsigned long long *referenced)
+/*
+ * smaps' numbers, in kB, of our VMA holding addr into *out (without its
+ * header); 0, or -1.
+ */
+static int smaps_of(const void *addr, struct smaps_vma *out)
 {
 	const struct smaps_vma *v;
 	struct smaps sm;
@@ -1164,8 +1166,8 @@ static int smaps_rss_referenced(const void *addr, unsigned long long *rss,
 		return -1;
 	v = smaps_vma_at(&sm, (uintptr_t)addr);
 	if (v) {
-		*rss = v->rss;
-		*referenced = v->referenced;
+		*out = *v;
+		out->header = NULL;
 	}
 	smaps_free(&sm);
 	return v ? 0 : -1;
@@ -1186,7 +1188,7 @@ struct contpte_block {
  */
 static enum outcome contpte_block_make(struct contpte_block *c)
 {
-	unsigned long long rss = 0, referenced = 0;
+	struct smaps_vma sm = { 0 };
 	struct utsname u;
 
 	memset(c, 0, sizeof(*c));
@@ -1214,11 +1216,10 @@ static enum outcome contpte_block_make(struct contpte_block *c)
 			    ~(c->cont - 1));
 	c->block[0] = 1;
 	/* one fault mapped the whole folio, or there is no block to test */
-	if (!smaps_rss_referenced(c->block, &rss, &referenced) &&
-	    rss == c->cont >> 10)
+	if (!smaps_of(c->block, &sm) && sm.rss == c->cont >> 10)
 		return PASS;
 	tap_diag("one write fault mapped %llu kB, not a %zu kB folio",
-		 rss, c->cont >> 10);
+		 sm.rss, c->cont >> 10);
 	munmap(c->base, 2 * c->cont);
 	c->base = NULL;
 restore:
@@ -1249,7 +1250,7 @@ static enum outcome test_contpte_young(void)
 {
 	const struct rule young = { .set = FLAG(YOUNG), .mapcount = 1 };
 	const struct rule old = { .clear = FLAG(YOUNG), .mapcount = 1 };
-	unsigned long long rss = 0, referenced = 0;
+	struct smaps_vma sm = { 0 };
 	struct contpte_block c;
 	enum outcome made;
 	struct span want;
@@ -1262,24 +1263,25 @@ static enum outcome test_contpte_young(void)
 	if (write_string("/proc/self/clear_refs", "1"))
 		goto out;
 	want = (struct span){ 0, c.nr };
-	if (smaps_rss_referenced(c.block, &rss, &referenced) || referenced) {
-		tap_diag("after clear_refs smaps says Referenced: %llu kB", referenced);
+	if (smaps_of(c.block, &sm) || sm.referenced) {
+		tap_diag("after clear_refs smaps says Referenced: %llu kB",
+			 sm.referenced);
 		goto out;
 	}
 	if (!expect_ranges(getpid(), "after clear_refs", c.block, c.cont,
 			   &want, 1, &old))
 		goto out;
 	(void)((const volatile char *)c.block)[c.nr / 2 * page_size];
-	if (smaps_rss_referenced(c.block, &rss, &referenced))
+	if (smaps_of(c.block, &sm))
 		goto out;
 	/* the kernel's own view: a pte each, so no contiguous block */
-	if (referenced == page_size >> 10) {
+	if (sm.referenced == page_size >> 10) {
 		contpte_block_end(&c);
 		return skip("smaps counts one page Referenced: this kernel maps no contiguous block (CONFIG_ARM64_CONTPTE)");
 	}
-	if (referenced != c.cont >> 10) {
+	if (sm.referenced != c.cont >> 10) {
 		tap_diag("after reading page %zu of %zu, smaps says Referenced: %llu kB, not the block's %zu kB: not a contiguous block",
-			 c.nr / 2, c.nr, referenced, c.cont >> 10);
+			 c.nr / 2, c.nr, sm.referenced, c.cont >> 10);
 		goto out;
 	}
 	ok = expect_ranges(getpid(), "after reading one page", c.block,
@@ -1343,24 +1345,6 @@ out:
 	return dirty;
 }
 
-/* smaps' Private_Dirty + Shared_Dirty, in kB, of our VMA holding addr. */
-static int smaps_dirty(const void *addr, unsigned long long *rss,
-		       unsigned long long *dirty)
-{
-	const struct smaps_vma *v;
-	struct smaps sm;
-
-	if (smaps_read(getpid(), &sm))
-		return -1;
-	v = smaps_vma_at(&sm, (uintptr_t)addr);
-	if (v) {
-		*rss = v->rss;
-		*dirty = v->dirty;
-	}
-	smaps_free(&sm);
-	return v ? 0 : -1;
-}
-
 /*
  * The dirty side of test_contpte_young.  The CPU's hardware dirty-state
  * management (FEAT_HAFDBS) makes writable-clean ptes dirty on a write
@@ -1384,7 +1368,7 @@ static enum outcome test_contpte_dirty(void)
 	const struct rule pte_dirty = {
 		.set = FLAG(PTE_DIRTY), .clear = FLAG(DIRTY), .mapcount = 1
 	};
-	unsigned long long rss = 0, dirty = 0;
+	struct smaps_vma sm = { 0 };
 	struct contpte_block c;
 	enum outcome made;
 	struct span want;
@@ -1400,10 +1384,9 @@ static enum outcome test_contpte_dirty(void)
 	}
 	drain_lru_batches();
 	want = (struct span){ 0, c.nr };
-	if (smaps_dirty(c.block, &rss, &dirty) || rss != c.cont >> 10 ||
-	    dirty) {
+	if (smaps_of(c.block, &sm) || sm.rss != c.cont >> 10 || sm.dirty) {
 		tap_diag("after MADV_FREE smaps says Rss: %llu kB, dirty %llu kB; expected %zu kB, none dirty",
-			 rss, dirty, c.cont >> 10);
+			 sm.rss, sm.dirty, c.cont >> 10);
 		goto out;
 	}
 	kpf = kpf_dirty_pages(c.block, c.nr);
@@ -1416,11 +1399,11 @@ static enum outcome test_contpte_dirty(void)
 			   &want, 1, &clean))
 		goto out;
 	((volatile char *)c.block)[c.nr / 2 * page_size] = 2;
-	if (smaps_dirty(c.block, &rss, &dirty))
+	if (smaps_of(c.block, &sm))
 		goto out;
-	if (rss != c.cont >> 10) {
+	if (sm.rss != c.cont >> 10) {
 		tap_diag("after writing page %zu, smaps says Rss: %llu kB, not %zu kB: the lazily freed folio went",
-			 c.nr / 2, rss, c.cont >> 10);
+			 c.nr / 2, sm.rss, c.cont >> 10);
 		goto out;
 	}
 	kpf = kpf_dirty_pages(c.block, c.nr);
@@ -1430,13 +1413,13 @@ static enum outcome test_contpte_dirty(void)
 		goto out;
 	}
 	/* the kernel's own view: a pte each, so no contiguous block */
-	if (dirty == page_size >> 10) {
+	if (sm.dirty == page_size >> 10) {
 		contpte_block_end(&c);
 		return skip("smaps counts one page dirty: this kernel maps no contiguous block (CONFIG_ARM64_CONTPTE)");
 	}
-	if (dirty != c.cont >> 10) {
+	if (sm.dirty != c.cont >> 10) {
 		tap_diag("after writing page %zu of %zu, smaps says dirty: %llu kB, not the block's %zu kB: not a contiguous block",
-			 c.nr / 2, c.nr, dirty, c.cont >> 10);
+			 c.nr / 2, c.nr, sm.dirty, c.cont >> 10);
 		goto out;
 	}
 	ok = expect_ranges(getpid(), "after writing one page", c.block,
