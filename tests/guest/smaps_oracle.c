@@ -106,7 +106,8 @@ static enum outcome compare(const struct smaps_rule *rule)
 
 	if (start_target(&st))
 		return FAIL;
-	if (smaps_read_with_text(st.t.pid, read_text, &map, &sm)) {
+	if (smaps_read_with_text(st.t.pid, read_text, &map, &sm,
+				 rule->field == SMAPS_PSS)) {
 		end_target(&st);
 		return FAIL;
 	}
@@ -208,7 +209,8 @@ static enum outcome test_smaps_rollup_pss(void)
 
 	if (start_target(&st))
 		return FAIL;
-	if (smaps_read_with_text(st.t.pid, rollup_read_text, &map, &sm)) {
+	if (smaps_read_with_text(st.t.pid, rollup_read_text, &map, &sm,
+				 true)) {
 		end_target(&st);
 		return FAIL;
 	}
