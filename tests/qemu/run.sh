@@ -231,8 +231,13 @@ boot() {
 		con=console=ttyS0
 		;;
 	esac
+	# resources.c's 200000 one-page ranges take 3.1 GiB of 16 KiB pages,
+	# more than the 2.5 GiB 4G leaves beside the reserved gigabyte.
+	guest_mem=$mem
+	[ "$mem" = 4G ] && grep -qx CONFIG_ARM64_16K_PAGES=y "$kdir/.config" &&
+		guest_mem=6G
 	timeout "${QEMU_TIMEOUT:-600}" "$@" \
-		-smp $smp -m $mem $numa_args -no-reboot -display none -monitor none \
+		-smp $smp -m $guest_mem $numa_args -no-reboot -display none -monitor none \
 		-kernel "$image" -initrd "$build/initramfs-$rel.cpio.gz" \
 		-append "$con panic_on_warn=1 oops=panic panic=-1 softlockup_panic=1 pmaps.mode=$mode pmaps.stress=${STRESS_SECONDS:-60} pmaps.bench=${BENCH_ARGS:-full}${SUITES:+ pmaps.suites=$SUITES}$huge_cmdline${extra_cmdline:-}"
 }
