@@ -15,8 +15,10 @@
  * Only the headers and the notes are read, with pread(): a core of many
  * GiB costs no more than its notes.  Every offset and size is checked
  * against the file's size; a core cut short (RLIMIT_CORE, a full disk) is
- * shown as far as it goes, and reported.  x86-64 only: the layout of
- * NT_PRPSINFO and NT_PRSTATUS is the architecture's.
+ * shown as far as it goes, and reported.  x86-64 and arm64 (AArch64): the
+ * size of NT_PRSTATUS is the architecture's (its registers), so each is
+ * known by its e_machine; NT_PRPSINFO and NT_FILE are the same on both
+ * (NT_FILE carries its own page size: 16 KiB or 64 KiB on some arm64).
  *
  * JSON (--json), schema "pmaps-core/1", one document for the whole run:
  *
@@ -63,15 +65,15 @@
 #include "commands.h"
 #include "le.h"
 
-/* struct elf_prpsinfo and elf_prstatus of x86-64 */
+/* struct elf_prpsinfo of x86-64 and arm64; elf_prstatus (struct machine) */
 #define PRPSINFO_SIZE		136
 #define PRPSINFO_PID		24
 #define PRPSINFO_FNAME		40
 #define PRPSINFO_FNAME_LEN	16
 #define PRPSINFO_PSARGS		56
 #define PRPSINFO_PSARGS_LEN	80
-#define PRSTATUS_SIZE		336
 #define PRSTATUS_CURSIG		12
+#define PRSTATUS_MAX		392	/* the largest of machines[] */
 
 #define EHDR_SIZE	64	/* Elf64_Ehdr */
 #define PHDR_SIZE	56	/* Elf64_Phdr */
@@ -105,8 +107,8 @@ static const char usage_text[] =
 "reopen deleted files and memfds: what the core lacks of them is lost.\n"
 "\n"
 "Exit status: 0 if all went well, 1 if a FILE could not be read, 2 if a\n"
-"FILE is not an x86-64 ELF core, is malformed or truncated (what could be\n"
-"read is still shown), or for bad usage.\n";
+"FILE is not an x86-64 or arm64 ELF core, is malformed or truncated\n"
+"(what could be read is still shown), or for bad usage.\n";
 
 enum contents {
 	C_DATA, C_PARTIAL, C_FILE_ONLY, C_NOT_DUMPED, C_TRUNCATED,
@@ -145,8 +147,24 @@ struct row {
 	const char *name;		/* "" for anonymous memory */
 };
 
+/*
+ * An architecture read: struct elf_prstatus is 112 bytes, then pr_reg
+ * (ELF_NGREG registers of 8 bytes), then pr_fpvalid and padding to 8.
+ */
+struct machine {
+	unsigned int e_machine;
+	const char *name;		/* in messages */
+	uint32_t prstatus_size;
+};
+
+static const struct machine machines[] = {
+	{ EM_X86_64, "x86-64", 336 },	/* 27: struct user_regs_struct */
+	{ EM_AARCH64, "arm64", 392 },	/* 34: struct user_pt_regs */
+};
+
 struct core {
 	const char *path;
+	const struct machine *machine;	/* set once the ELF header is read */
 	int fd;
 	uint64_t size;			/* of the file */
 	uint64_t needed;		/* what the headers say it holds */
@@ -307,14 +325,16 @@ static const struct ehdr_check {
 	  NAMES(elf_datas) },
 	{ 16, 2, ET_CORE, "an ELF core file (e_type ET_CORE)", "e_type",
 	  NAMES(elf_types) },
-	{ 18, 2, EM_X86_64, "an x86-64 core file (e_machine EM_X86_64)",
-	  "e_machine", NAMES(elf_machines) },
 };
 
-/* 0 if h (n bytes of the file's start) is an ELF64 LE x86-64 core. */
+/*
+ * 0 if h (n bytes of the file's start) is an ELF64 LE core of one of
+ * machines[], which c->machine then points to.
+ */
 static int check_ehdr(struct core *c, const unsigned char *h, size_t n)
 {
 	const char *what;
+	unsigned int machine;
 	size_t i;
 
 	if (n < SELFMAG || memcmp(h, ELFMAG, SELFMAG)) {
@@ -349,7 +369,23 @@ static int check_ehdr(struct core *c, const unsigned char *h, size_t n)
 				k->expected, k->field, got);
 		return -1;
 	}
-	return 0;
+	machine = le16(h + 18);
+	for (i = 0; i < sizeof(machines) / sizeof(machines[0]); i++) {
+		if (machines[i].e_machine == machine) {
+			c->machine = &machines[i];
+			return 0;
+		}
+	}
+	what = name_of(NAMES(elf_machines), machine);
+	if (what)
+		problem(c, PMAPS_ERR_INPUT,
+			"expected an x86-64 or arm64 core file (e_machine EM_X86_64 or EM_AARCH64), got %s",
+			what);
+	else
+		problem(c, PMAPS_ERR_INPUT,
+			"expected an x86-64 or arm64 core file (e_machine EM_X86_64 or EM_AARCH64), got e_machine %u",
+			machine);
+	return -1;
 }
 
 /*
@@ -575,7 +611,8 @@ static void parse_nt_file(struct core *c, const char *d, uint64_t n)
 /* The note's description [off, off + n) is within the file. */
 static void use_note(struct core *c, uint32_t type, uint64_t off, uint32_t n)
 {
-	unsigned char buf[PRSTATUS_SIZE];
+	uint32_t prstatus_size = c->machine->prstatus_size;
+	unsigned char buf[PRSTATUS_MAX];
 
 	switch (type) {
 	case NT_FILE:
@@ -592,22 +629,22 @@ static void use_note(struct core *c, uint32_t type, uint64_t off, uint32_t n)
 	case NT_PRPSINFO:
 		if (n != PRPSINFO_SIZE) {
 			problem(c, PMAPS_ERR_INPUT,
-				"NT_PRPSINFO: expected %d bytes (x86-64 struct elf_prpsinfo), got %u",
-				PRPSINFO_SIZE, n);
+				"NT_PRPSINFO: expected %d bytes (%s struct elf_prpsinfo), got %u",
+				PRPSINFO_SIZE, c->machine->name, n);
 			return;
 		}
 		if (!c->has_psinfo && !read_at(c, off, buf, PRPSINFO_SIZE))
 			set_psinfo(c, buf);
 		return;
 	case NT_PRSTATUS:
-		if (n != PRSTATUS_SIZE) {
+		if (n != prstatus_size) {
 			problem(c, PMAPS_ERR_INPUT,
-				"NT_PRSTATUS: expected %d bytes (x86-64 struct elf_prstatus), got %u",
-				PRSTATUS_SIZE, n);
+				"NT_PRSTATUS: expected %u bytes (%s struct elf_prstatus), got %u",
+				prstatus_size, c->machine->name, n);
 			return;
 		}
 		/* the first thread is the one that took the signal */
-		if (!c->threads++ && !read_at(c, off, buf, PRSTATUS_SIZE))
+		if (!c->threads++ && !read_at(c, off, buf, prstatus_size))
 			c->signal = (int16_t)le16(buf + PRSTATUS_CURSIG);
 		return;
 	}

@@ -4,12 +4,16 @@
  * into DIR.  test_core.sh builds and runs it and compares what it writes
  * with the committed fixtures, so that every fixture has a known source.
  *
- * Each is an x86-64 ET_CORE laid out as the kernel writes one: ELF header,
+ * Each is an x86-64 ET_CORE (arm64.core an arm64 one) laid out as the
+ * kernel writes one: ELF header,
  * program headers (PT_NOTE first, then one PT_LOAD per mapping), the
  * notes, then from the next 4 KiB boundary the segments' data (zeros, so
  * git stores them small).  good.core has a mapping of every kind pmaps
  * core tells apart; small.core a few, and the other files are small.core
- * with one thing wrong (or cut short), named after it.
+ * with one thing wrong (or cut short), named after it.  arm64.core is
+ * small.core as an arm64 kernel writes it: e_machine EM_AARCH64 and the
+ * 392-byte struct elf_prstatus of arm64; arm64-x86-prstatus.core has the
+ * x86-64 one (336 bytes) instead.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -29,6 +33,10 @@
 #define NT_PRPSINFO	3
 #define NT_AUXV		6
 #define NT_X86_XSTATE	0x202
+#define NT_ARM_TLS	0x401
+#define EM_X86_64	62
+#define EM_AARCH64	183
+#define EM_RISCV	243
 #define NT_FILE		0x46494c45
 #define PN_XNUM		0xffff
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -98,6 +106,7 @@ struct layout {
 	const char *fname, *psargs;
 	int threads;
 	int xnum;			/* e_phnum PN_XNUM, count in sh_info */
+	int arm64;			/* EM_AARCH64, not EM_X86_64 */
 };
 
 /* Where the generated file has what the variants change. */
@@ -119,12 +128,16 @@ static void note(struct buf *b, const char *name, uint32_t type,
 	pad_to(b, 4);
 }
 
-/* struct elf_prstatus of x86-64: 336 bytes, pr_cursig at 12, pid at 32 */
-static void prstatus(struct buf *b, int sig, int tid)
+/*
+ * struct elf_prstatus: 112 bytes, pr_reg, pr_fpvalid and padding; 336
+ * bytes on x86-64 (27 registers), 392 on arm64 (34); pr_cursig at 12,
+ * pid at 32
+ */
+static void prstatus(struct buf *b, int sig, int tid, int arm64)
 {
 	struct buf d = { 0 };
 
-	put(&d, NULL, 336);
+	put(&d, NULL, arm64 ? 392 : 336);
 	set_le(&d, 0, (uint64_t)sig, 4);	/* si_signo */
 	set_le(&d, 12, (uint64_t)sig, 2);
 	set_le(&d, 32, (uint64_t)tid, 4);
@@ -132,7 +145,7 @@ static void prstatus(struct buf *b, int sig, int tid)
 	free(d.p);
 }
 
-/* struct elf_prpsinfo of x86-64: 136 bytes */
+/* struct elf_prpsinfo of x86-64 and arm64: 136 bytes */
 static void prpsinfo(struct buf *b, const struct layout *l)
 {
 	struct buf d = { 0 };
@@ -181,11 +194,13 @@ static struct buf build(const struct layout *l, struct marks *m)
 	struct buf b = { 0 }, notes = { 0 };
 	size_t i, nr_ph = l->nr_segs + 1;
 	uint64_t notes_off, data_off;
+	/* the register set note that follows each thread's NT_PRSTATUS */
+	uint32_t regs = l->arm64 ? NT_ARM_TLS : NT_X86_XSTATE;
 	int t;
 
 	memset(m, 0, sizeof(*m));
 	/* the kernel's order: the first thread's notes, then the others' */
-	prstatus(&notes, l->signal, l->pid);
+	prstatus(&notes, l->signal, l->pid, l->arm64);
 	prpsinfo(&notes, l);
 	other_note(&notes, "CORE", NT_AUXV);
 	notes_off = EHDR_SIZE + nr_ph * PHDR_SIZE +
@@ -195,10 +210,10 @@ static struct buf build(const struct layout *l, struct marks *m)
 		m->nt_file_note += notes_off;
 		m->nt_file_desc += notes_off;
 	}
-	other_note(&notes, "LINUX", NT_X86_XSTATE);
+	other_note(&notes, "LINUX", regs);
 	for (t = 1; t < l->threads; t++) {
-		prstatus(&notes, 0, l->pid + t);
-		other_note(&notes, "LINUX", NT_X86_XSTATE);
+		prstatus(&notes, 0, l->pid + t, l->arm64);
+		other_note(&notes, "LINUX", regs);
 	}
 	m->notes_end = notes_off + notes.len;
 	data_off = (m->notes_end + PAGE - 1) & ~(PAGE - 1);
@@ -207,7 +222,7 @@ static struct buf build(const struct layout *l, struct marks *m)
 	put(&b, "\177ELF\2\1\1", 7);
 	put(&b, NULL, 9);
 	put_le(&b, 4, 2);			/* ET_CORE */
-	put_le(&b, 62, 2);			/* EM_X86_64 */
+	put_le(&b, l->arm64 ? EM_AARCH64 : EM_X86_64, 2);
 	put_le(&b, 1, 4);
 	put_le(&b, 0, 8);			/* e_entry */
 	put_le(&b, EHDR_SIZE, 8);		/* e_phoff */
@@ -300,12 +315,12 @@ static const struct ent small_ents[] = {
 
 static const struct layout good = {
 	good_segs, ARRAY_SIZE(good_segs), good_ents, ARRAY_SIZE(good_ents),
-	4242, 11, "demo", "./demo --crash now ", 2, 0,
+	4242, 11, "demo", "./demo --crash now ", 2, 0, 0,
 };
 
 static const struct layout small = {
 	small_segs, ARRAY_SIZE(small_segs), small_ents, ARRAY_SIZE(small_ents),
-	77, 6, "small", "small ", 1, 0,
+	77, 6, "small", "small ", 1, 0, 0,
 };
 
 static const char *out_dir;
@@ -373,6 +388,12 @@ int main(int argc, char **argv)
 	free(b.p);
 
 	l = small;
+	l.arm64 = 1;
+	b = build(&l, &m);
+	save("arm64.core", b.p, b.len);
+	free(b.p);
+
+	l = small;
 	l.xnum = 1;
 	b = build(&l, &m);
 	save("xnum.core", b.p, b.len);
@@ -381,7 +402,9 @@ int main(int argc, char **argv)
 	save_patched("class32.core", 4, 1, 1);
 	save_patched("big-endian.core", 5, 2, 1);
 	save_patched("exec.core", 16, 2, 2);
-	save_patched("aarch64.core", 18, 183, 2);
+	save_patched("riscv.core", 18, EM_RISCV, 2);
+	/* an arm64 core with x86-64's NT_PRSTATUS */
+	save_patched("arm64-x86-prstatus.core", 18, EM_AARCH64, 2);
 	/* no program headers at all: nothing mapped, nothing known */
 	save_patched("no-phdrs.core", 56, 0, 2);
 	/* the second load's p_filesz above its p_memsz */

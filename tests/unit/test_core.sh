@@ -74,6 +74,12 @@ sed 's/^xnum\.core:/small.core:/' "$tmp/out" > "$tmp/xnum"
 cp "$tmp/xnum" "$tmp/out"
 expect xnum_reads_count_from_section_header 0 "$golden/core-small.text" ""
 
+# An arm64 core: the same mappings and notes, its own NT_PRSTATUS size.
+run "$PMAPS" core arm64.core
+sed 's/^arm64\.core:/small.core:/' "$tmp/out" > "$tmp/arm64"
+cp "$tmp/arm64" "$tmp/out"
+expect arm64_core_reads_as_x86_64_one 0 "$golden/core-small.text" ""
+
 run "$PMAPS" core no-nt-file.core
 expect no_nt_file_loads_only 0 "$golden/core-no-nt-file.text" ""
 
@@ -113,6 +119,20 @@ no_nt_file_like bad_nt_file_count bad-nt-file-count.core \
 no_nt_file_like nt_file_overlap nt-file-overlap.core \
 	"NT_FILE: entry 1: expected start at or after 0x402000 (the end of entry 0), got 0x401000; file names not shown"
 
+# An arm64 core with x86-64's 336-byte NT_PRSTATUS: the signal and the
+# threads are unknown, the rest is shown.
+run "$PMAPS" core arm64-x86-prstatus.core
+expect_text arm64_with_x86_64_prstatus 2 \
+"arm64-x86-prstatus.core: core of pid 77 (small), 0 threads
+command: small
+Address                   Perm Offset     Kbytes   InCore Contents   Backing Mapping
+000000400000-000000402000 r-x  00000000        8        0 file-only  file    /bin/small
+000000402000-000000403000 rw-  00002000        4        4 data       file    /bin/small
+7ffc00000000-7ffc00001000 rw-  00000000        4        0 not-dumped anon    [anon]
+total KiB                                     16        4
+3 mappings: 1 data, 1 file-only, 1 not-dumped" \
+	"pmaps core: arm64-x86-prstatus.core: NT_PRSTATUS: expected 392 bytes (arm64 struct elf_prstatus), got 336"
+
 # A bad PT_LOAD is left out; NT_FILE still names its mapping.
 run "$PMAPS" core filesz-above-memsz.core
 expect_text filesz_above_memsz 2 \
@@ -140,8 +160,8 @@ not_a_core big_endian big-endian.core \
 	"expected a little-endian ELF core file (ELFDATA2LSB), got ELFDATA2MSB"
 not_a_core executable exec.core \
 	"expected an ELF core file (e_type ET_CORE), got ET_EXEC"
-not_a_core other_machine aarch64.core \
-	"expected an x86-64 core file (e_machine EM_X86_64), got EM_AARCH64"
+not_a_core other_machine riscv.core \
+	"expected an x86-64 or arm64 core file (e_machine EM_X86_64 or EM_AARCH64), got EM_RISCV"
 not_a_core cut_in_header cut-header.core \
 	"truncated: expected a 64-byte ELF header, got 40 bytes"
 not_a_core cut_in_program_headers cut-phdrs.core \
