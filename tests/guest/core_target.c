@@ -9,6 +9,7 @@
  *	memfd_private ADDR	2 pages of the memfd from page 1, private, read
  *	file ADDR		2 pages of DIR/core-data from page 1, private,
  *				read
+ *	page SIZE		the page size, in bytes (16 KiB on arm64-16k)
  *
  * and then aborts (SIGABRT, a core dump), or with "hold" waits for a
  * signal, for gcore.  coredump_filter is set to the kernel's default,
@@ -76,9 +77,9 @@ int main(int argc, char **argv)
 	file = map(2 * ps, PROT_READ, MAP_PRIVATE, fd, ps);
 	sink += memfd_private[0] + file[0];
 
-	printf("anon %lx\nmemfd %lx\nmemfd_private %lx\nfile %lx\n",
+	printf("anon %lx\nmemfd %lx\nmemfd_private %lx\nfile %lx\npage %ld\n",
 	       (unsigned long)anon, (unsigned long)shared,
-	       (unsigned long)memfd_private, (unsigned long)file);
+	       (unsigned long)memfd_private, (unsigned long)file, ps);
 	if (fflush(stdout))
 		die("stdout");
 	if (argc > 2 && !strcmp(argv[2], "hold"))
