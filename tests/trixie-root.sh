@@ -35,7 +35,8 @@
 # arm64-16k images, from linux-binary-unsigned-REL (an uncompressed Image
 # QEMU boots as it is), go to ROOT/boot/vmlinuz-REL, and busybox-static's
 # arm64 busybox to ROOT/opt/arm64/busybox (not installed: it would put an
-# arm64 /bin/busybox in the root).
+# arm64 /bin/busybox in the root).  gdb:arm64 installs here, and binutils'
+# arm64 readelf goes to ROOT/opt/arm64/readelf, for the guests' core.sh.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 root=${BUILD:-$top/build}/trixie-root
@@ -172,6 +173,22 @@ if [ "${1:-}" = arm64 ]; then
 	if [ ! -x "$root/opt/arm64/busybox" ]; then
 		extract busybox-static:arm64 ./usr/bin/busybox "$root/opt/arm64/busybox"
 		chmod 755 "$root/opt/arm64/busybox"
+	fi
+	# core.sh in the arm64 guests compares with gdb's gcore and binutils'
+	# readelf, both for arm64 (tests/qemu/run.sh copies them with their
+	# libraries).  gdb:arm64 installs here.  binutils-aarch64-linux-gnu:arm64,
+	# which holds readelf, would replace the amd64 one the cross compiler
+	# needs (they share a name): its readelf goes to ROOT/opt/arm64/readelf,
+	# and the :arm64 libraries it depends on install here.
+	if ! in_root dpkg-query -W -f '${Status}' gdb:arm64 2>/dev/null |
+		grep -q ' installed$' || [ ! -x "$root/opt/arm64/readelf" ]; then
+		readelf_libs=$(in_root apt-cache depends -t trixie-backports \
+			binutils-aarch64-linux-gnu:arm64 |
+			sed -n 's/^  Depends: \([^<>|]*:arm64\)$/\1/p')
+		apt_install -t trixie-backports gdb:arm64 $readelf_libs
+		extract binutils-aarch64-linux-gnu:arm64 ./usr/bin/aarch64-linux-gnu-readelf \
+			"$root/opt/arm64/readelf"
+		chmod 755 "$root/opt/arm64/readelf"
 	fi
 	# pmaps' unit suite for arm64 (tests/unit/arm64.sh) runs under
 	# qemu-user: trixie's qemu-user is static, so its qemu-aarch64 runs
