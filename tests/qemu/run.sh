@@ -35,9 +35,8 @@
 # arm64) boots in qemu-system-aarch64 (QEMU_ARM64), -M virt -cpu max
 # under TCG, with the module, the guest programs and pmaps cross-built in
 # the trixie root and its busybox-static:arm64 (tests/trixie-root.sh
-# arm64); its TAP port is a virtio console.  core.sh needs gdb and
-# readelf for the guest's architecture, which only amd64 has here, so an
-# arm64 guest does not run it.
+# arm64); its TAP port is a virtio console.  core.sh runs there with
+# the root's gdb:arm64 and binutils' arm64 readelf.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD:-$top/build}
@@ -155,18 +154,43 @@ build_module() {
 }
 
 # core.sh compares pmaps core with gdb's gcore and readelf: the two in
-# /bin, with the shared libraries they load at the same paths as here.  gdb is
-# gdb-minimal (tests/deps.sh), which needs no Python.
+# /bin of initramfs $1 for architecture $2, with the shared libraries
+# they load and the dynamic loader at the same paths as where they come
+# from.  amd64: gdb is gdb-minimal (tests/deps.sh), which needs no
+# Python, and readelf the host's, their libraries as ldd finds them here.
+# arm64: gdb:arm64 and readelf from the trixie root (tests/trixie-root.sh
+# arm64), their libraries as the root's aarch64 loader lists them, run
+# there under the root's qemu-aarch64 (ldd's own way), copied from the
+# root.  That gdb links libpython but needs no Python files for gcore:
+# without them it says "Python initialization failed" and goes on.
 add_tools() {
-	gdb=/var/cache/pmaps-ext/gdb-minimal/usr/bin/gdb
-	[ -x "$gdb" ] || die "$gdb missing: run tests/deps.sh"
-	cp "$gdb" "$1/bin/gdb"
-	cp /usr/bin/readelf "$1/bin/readelf"
-	for lib in $( { ldd "$gdb"; ldd /usr/bin/readelf; } |
+	case $2 in
+	arm64)
+		gdb=/usr/bin/gdb readelf=/opt/arm64/readelf from=$troot
+		[ -x "$troot$gdb" ] && [ -x "$troot$readelf" ] ||
+			die "$troot$gdb or $troot$readelf missing: run tests/trixie-root.sh arm64"
+		loader=$(readelf -l "$troot$gdb" |
+			sed -n 's/.*Requesting program interpreter: \([^]]*\)].*/\1/p')
+		[ -n "$loader" ] || die "$troot$gdb names no program interpreter"
+		libs=$( { "$top/tests/trixie-root.sh" run /opt/arm64/qemu-aarch64 \
+				"$loader" --list "$gdb" &&
+			"$top/tests/trixie-root.sh" run /opt/arm64/qemu-aarch64 \
+				"$loader" --list "$readelf"; } ) ||
+			die "the arm64 loader $loader could not list the libraries of $gdb and $readelf"
+		;;
+	*)
+		gdb=/var/cache/pmaps-ext/gdb-minimal/usr/bin/gdb readelf=/usr/bin/readelf from=
+		[ -x "$gdb" ] || die "$gdb missing: run tests/deps.sh"
+		libs=$( { ldd "$gdb"; ldd "$readelf"; } )
+		;;
+	esac
+	cp "$from$gdb" "$1/bin/gdb"
+	cp "$from$readelf" "$1/bin/readelf"
+	for lib in $(echo "$libs" |
 		sed -n 's/.*=> \(\/[^ ]*\) .*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) .*/\1/p' |
 		sort -u); do
 		mkdir -p "$1${lib%/*}"
-		cp -L "$lib" "$1$lib"
+		cp -L "$from$lib" "$1$lib"
 	done
 }
 
@@ -188,9 +212,9 @@ pack_initramfs() {
 		for extra in ${GUEST_BINS:-}; do cp "$extra" "$root/bin/"; done
 		cp "$pmaps_bin" "$root/bin/"
 		# gdb and readelf where core.sh runs (every suite runs when
-		# SUITES is empty), on amd64 only
-		case ",${SUITES:-/core.sh},:$arch" in
-		*,/core.sh,*:amd64) add_tools "$root" ;;
+		# SUITES is empty)
+		case ",${SUITES:-/core.sh}," in
+		*,/core.sh,*) add_tools "$root" "$arch" ;;
 		esac
 	fi
 	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$build/initramfs-$1.cpio.gz"
@@ -223,7 +247,7 @@ boot() {
 			-serial "file:$console" \
 			-device virtio-serial-pci -chardev "file,id=tap,path=$result" \
 			-device virtconsole,chardev=tap
-		con="console=ttyAMA0 pmaps.tap=hvc0 pmaps.skip=/core.sh"
+		con="console=ttyAMA0 pmaps.tap=hvc0"
 		;;
 	*)
 		set -- "$qemu_amd64" -machine q35 -accel tcg -cpu max \
