@@ -1,14 +1,19 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# The guest suites on Debian's arm64 7.x kernels (tests/kernels.sh arm64),
-# in qemu-system-aarch64, as make check and make check-arm64 run them:
-# every suite on both, the race stress for its full STRESS_SECONDS
-# (default 60) on the generic kernel and for 5 s on the 16 KiB one, whose
-# page size, not its locking, is what differs.  Sets up the arm64
-# kernels and tools in the trixie root first (tests/trixie-root.sh
-# arm64).  Ends with tests/qemu/run.sh's counts for each kernel.
+# The arm64 checks of make check and make check-arm64, on Debian's arm64
+# 7.x kernels in the trixie root (tests/trixie-root.sh arm64 sets them up
+# first):
+#   - every guest suite on the generic and the 16 KiB-page kernel
+#     (tests/kernels.sh arm64) in qemu-system-aarch64; the race stress
+#     for its full STRESS_SECONDS (default 60) on the generic kernel and
+#     for 5 s on the 16 KiB one, whose page size, not its locking, is
+#     what differs;
+#   - numa_test again on the generic kernel, booted with two nodes;
+#   - the module built W=1 for the rt-arm64 kernel, which is not booted.
+# Prints TAP and tests/qemu/run.sh's counts for each guest.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
+troot=${BUILD:-$top/build}/trixie-root
 if ! "$top/tests/trixie-root.sh" arm64 >/dev/null; then
 	echo "not ok - tests/trixie-root.sh arm64 failed"
 	exit 1
@@ -25,4 +30,25 @@ for spec in $kernels; do
 	esac
 	STRESS_SECONDS=$seconds "$top/tests/qemu/run.sh" "$spec" || status=1
 done
+QEMU_NUMA=1 SUITES=/bin/numa_test \
+	"$top/tests/qemu/run.sh" "$(echo "$kernels" | head -n 1)" || status=1
+
+# The newest rt-arm64 headers that tests/trixie-root.sh arm64 installed.
+rt=$(cd "$troot/usr/src" && ls -d linux-headers-7.*-rt-arm64 2>/dev/null |
+	sort -V | tail -n 1)
+name="the module builds W=1 for ${rt#linux-headers-} without a warning"
+src=/tmp/module-rt-arm64
+rm -rf "$troot$src"
+mkdir -p "$troot$src"
+cp -r "$top/Kbuild" "$top/module" "$troot$src/"
+if [ -n "$rt" ] && "$top/tests/trixie-root.sh" run make -s -C "/usr/src/$rt" \
+	M="$src" W=1 ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- modules \
+	> "$troot$src/build.log" 2>&1 &&
+	! grep -qE 'warning:|error:' "$troot$src/build.log"; then
+	echo "ok - $name"
+else
+	echo "not ok - $name${rt:+ (build.log below)}${rt:- (no rt-arm64 headers in the root)}"
+	sed 's/^/# /' "$troot$src/build.log"
+	status=1
+fi
 exit $status
