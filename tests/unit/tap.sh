@@ -72,6 +72,38 @@ lacks() {
 	done
 }
 
+# qemu_user_refuses CALL CMD...: true when pmaps runs under qemu-user
+# ($PMAPS is tests/unit/arm64.sh's wrapper of qemu-aarch64) and qemu
+# itself answers CALL, a system call that the pmaps command CMD makes,
+# with ENOSYS instead of passing it to this kernel: CMD is run once with
+# QEMU_STRACE set, qemu's log of the calls it made, and CALL's result is
+# read there.  Then $qemu_refused is the reason to give the tests that
+# need CALL ("qemu-user does not emulate CALL"); else it is empty.
+# Wherever pmaps runs natively this is false without running CMD: the
+# tests then see this kernel's own answer, and fail if it is wrong.
+qemu_user_refuses() {
+	qemu_refused=
+	grep -qs qemu- "$PMAPS" || return 1
+	qemu_call=$1
+	shift
+	QEMU_STRACE=1 "$@" < /dev/null > /dev/null 2> "$tmp/qemu_strace"
+	grep -q "^[0-9]* $qemu_call(.*) = -1 errno=38 " "$tmp/qemu_strace" ||
+		return 1
+	qemu_refused="qemu-user does not emulate $qemu_call (ENOSYS)"
+}
+
+# COND; result_unless REASON NAME: as result NAME, but NAME is skipped
+# for REASON when REASON is not empty (a qemu_user_refuses reason)
+result_unless() {
+	result_unless_rc=$?
+	if [ -n "$1" ]; then
+		skip "$2" "$1"
+		return 0
+	fi
+	(exit "$result_unless_rc")
+	result "$2"
+}
+
 # run CMD...: stdout, stderr and status into $tmp/out, $tmp/err, $rc
 run() {
 	"$@" > "$tmp/out" 2> "$tmp/err"
