@@ -74,31 +74,36 @@ lacks() {
 
 # qemu_user_refuses CALL CMD...: true when pmaps runs under qemu-user
 # ($PMAPS is tests/unit/arm64.sh's wrapper of qemu-aarch64) and qemu
-# itself refuses CALL, a system call that the pmaps command CMD makes,
-# with ENOSYS instead of passing it to this kernel: CMD is run once with
-# qemu's log of what it does not implement (QEMU_LOG=unimp), and CALL's
-# number (arm64's, asm-generic/unistd.h) looked for there.  Then
-# $qemu_refused is the reason to give the tests that need CALL ("qemu-user
-# does not emulate CALL"); else it is empty.  Wherever pmaps runs
-# natively this is false without running CMD: the tests then see this
-# kernel's own answer, and fail if it is wrong.
+# itself refuses CALL, a system call or ioctl that the pmaps command CMD
+# makes, instead of passing it to this kernel: CMD is run once with
+# qemu's log of what it does not implement (QEMU_LOG=unimp), and CALL
+# looked for there, a system call by arm64's number
+# (asm-generic/unistd.h), an ioctl by its command.  Then $qemu_refused
+# is the reason to give the tests that need CALL ("qemu-user does not
+# emulate CALL"); else it is empty.  Wherever pmaps runs natively this is
+# false without running CMD: the tests then see this kernel's own answer,
+# and fail if it is wrong.
 qemu_user_refuses() {
 	qemu_refused=
 	grep -qs qemu- "$PMAPS" || return 1
 	case $1 in
-	move_pages)		qemu_nr=239 ;;
-	perf_event_open)	qemu_nr=241 ;;
-	process_vm_readv)	qemu_nr=270 ;;
-	*)	echo "# qemu_user_refuses: no number for $1" >&2; return 1 ;;
+	move_pages)		qemu_unimp="Unsupported syscall: 239" ;;
+	perf_event_open)	qemu_unimp="Unsupported syscall: 241" ;;
+	process_vm_readv)	qemu_unimp="Unsupported syscall: 270" ;;
+	# _IOWR('f', 16, struct pm_scan_arg), sign-extended by qemu
+	PAGEMAP_SCAN)	qemu_unimp="Unsupported ioctl: cmd=0x\(ffffffff\)\{0,1\}c0606610" ;;
+	*)	echo "# qemu_user_refuses: nothing known of $1" >&2; return 1 ;;
 	esac
 	qemu_call=$1
 	shift
 	rm -f "$tmp/qemu_log"
 	QEMU_LOG=unimp QEMU_LOG_FILENAME="$tmp/qemu_log" "$@" \
 		< /dev/null > /dev/null 2>&1
-	grep -qx "Unsupported syscall: $qemu_nr" "$tmp/qemu_log" 2> /dev/null ||
-		return 1
-	qemu_refused="qemu-user does not emulate $qemu_call (ENOSYS)"
+	grep -qx "$qemu_unimp" "$tmp/qemu_log" 2> /dev/null || return 1
+	case $qemu_call in
+	[A-Z]*)	qemu_refused="qemu-user does not emulate the $qemu_call ioctl (ENOTTY)" ;;
+	*)	qemu_refused="qemu-user does not emulate $qemu_call (ENOSYS)" ;;
+	esac
 }
 
 # COND; result_unless REASON NAME: as result NAME, but NAME is skipped

@@ -164,7 +164,9 @@ result nonroot_written_pages_unknown_flags
 
 # The zero page is no page of the process's: PAGEMAP_SCAN leaves it out.
 # Without PAGEMAP_SCAN pagemap cannot tell it from others.
-if [ -z "$scan" ]; then
+if [ -z "$scan" ] && qemu_user_refuses PAGEMAP_SCAN "$PMAPS" --source=pagemap "$pid"; then
+	skip nonroot_zero_pages_not_listed "$qemu_refused: the zero page is listed"
+elif [ -z "$scan" ]; then
 	skip nonroot_zero_pages_not_listed "no PAGEMAP_SCAN (kernel before 6.7): the zero page is listed"
 else
 	grep -A1 "^0*$zero-0*$zero_end r--p " "$tmp/default" > "$tmp/zero"
