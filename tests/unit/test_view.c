@@ -31,6 +31,7 @@
 #include "../../userspace/cli.h"
 #include "../../userspace/lib/pagemap.h"
 #include "../guest/tap.h"
+#include "qemu_user.h"
 
 #define GOLDEN FIXTURES "/../golden"
 
@@ -1011,6 +1012,7 @@ static int live_doc(struct pmaps_doc *d, struct pmaps_map *full)
 
 static void test_live_pages(void)
 {
+	char why[400];
 	struct pmaps_view_opts o = view(PMAPS_VIEW_PAGES);
 	struct pmaps_map full;
 	struct pmaps_doc d;
@@ -1020,6 +1022,10 @@ static void test_live_pages(void)
 
 	if (geteuid() != 0) {
 		tap_skip("pages view of this process", "needs root");
+		return;
+	}
+	if (qemu_user_own_maps(why, sizeof(why))) {
+		tap_skip("pages view of this process", why);
 		return;
 	}
 	if (live_doc(&d, &full)) {
@@ -1051,6 +1057,7 @@ static void test_live_pages(void)
 
 static void test_live_address(void)
 {
+	char why[400];
 	struct pmaps_view_opts o = view(PMAPS_VIEW_ADDRESS);
 	struct pmaps_map full;
 	struct pmaps_doc d;
@@ -1058,6 +1065,10 @@ static void test_live_address(void)
 
 	if (geteuid() != 0) {
 		tap_skip("address view of this process", "needs root");
+		return;
+	}
+	if (qemu_user_own_maps(why, sizeof(why))) {
+		tap_skip("address view of this process", why);
 		return;
 	}
 	if (live_doc(&d, &full)) {
@@ -1129,11 +1140,16 @@ static int child_view_unprivileged(int keep_caps)
 
 static void test_no_pfn_unprivileged(void)
 {
+	char why[400];
 	int keep_caps, st;
 	pid_t pid;
 
 	if (geteuid() != 0) {
 		tap_skip("no PFN when not root", "needs root to drop it");
+		return;
+	}
+	if (qemu_user_own_maps(why, sizeof(why))) {
+		tap_skip("no PFN when not root, even if pagemap shows one", why);
 		return;
 	}
 	for (keep_caps = 0; keep_caps <= 1; keep_caps++) {
