@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -28,6 +29,7 @@
 
 #include "../../userspace/lib/pagemap.h"
 #include "../guest/tap.h"
+#include "qemu_user.h"
 #include "stopped_child.h"
 
 #define ANON_PAGES	64
@@ -50,6 +52,7 @@
 struct layout {
 	uintptr_t anon, zero, file, huge;	/* huge: 0 if unavailable */
 	int huge_errno;				/* why, then */
+	int nohuge_errno;			/* MADV_NOHUGEPAGE refused */
 };
 
 static unsigned long psize;
@@ -104,10 +107,18 @@ static void child_main(int wfd)
 	if (file == MAP_FAILED)
 		_exit(1);
 	close(fd);
-	/* one small folio per page, whatever THP is set to */
+	/*
+	 * One small folio per page, whatever THP is set to.  EINVAL: no
+	 * THP to turn off (a kernel without it), or the advice does not
+	 * reach the kernel (qemu-user refuses it); small_pages_assured()
+	 * then decides whether the layout holds.
+	 */
 	if (madvise((void *)anon, ANON_PAGES * psize, MADV_NOHUGEPAGE) ||
-	    madvise((void *)zero, ZERO_PAGES * psize, MADV_NOHUGEPAGE))
-		_exit(1);
+	    madvise((void *)zero, ZERO_PAGES * psize, MADV_NOHUGEPAGE)) {
+		if (errno != EINVAL)
+			_exit(1);
+		lay.nohuge_errno = errno;
+	}
 	for (i = 0; i < 30; i++)
 		if (i < 10 || i >= 20)
 			anon[i * psize] = 1;
@@ -216,6 +227,56 @@ static void huge_page_restore(void)
 			 overcommit_old, strerror(errno));
 	close(overcommit_fd);
 	overcommit_fd = -1;
+}
+
+/*
+ * Where MADV_NOHUGEPAGE was refused, the child's pages are still small
+ * folios unless THP of some size is "always" (or "inherit" of an
+ * "always"): then it may back a VMA without advice.  A kernel without
+ * THP has no such file, and pages are small.  0 when they are assured;
+ * else -1 with the reason in why.
+ */
+static int small_pages_assured(char *why, size_t len)
+{
+	static const char thp[] = "/sys/kernel/mm/transparent_hugepage";
+	char path[320], buf[128];
+	int top_always = 0, ret = 0;
+	struct dirent *d;
+	FILE *f;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "%s/enabled", thp);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fgets(buf, sizeof(buf), f))
+		top_always = strstr(buf, "[always]") != NULL;
+	fclose(f);
+	if (top_always) {
+		snprintf(why, len, "MADV_NOHUGEPAGE refused (EINVAL), and %s is always: the pages may be THP",
+			 path);
+		ret = -1;
+	}
+	dir = opendir(thp);
+	while (dir && !ret && (d = readdir(dir))) {
+		if (strncmp(d->d_name, "hugepages-", 10))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/enabled", thp, d->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(buf, sizeof(buf), f) &&
+		    (strstr(buf, "[always]") ||
+		     (top_always && strstr(buf, "[inherit]")))) {
+			snprintf(why, len, "MADV_NOHUGEPAGE refused (EINVAL), and %s is always or inherits it: the pages may be THP",
+				 path);
+			ret = -1;
+		}
+		fclose(f);
+	}
+	if (dir)
+		closedir(dir);
+	return ret;
 }
 
 /* Fork the child, wait until its layout is in place, stop it. */
@@ -648,10 +709,19 @@ static void test_scan_matches_read(void)
 				   err, sizeof(err))) {
 		tap_check(0, "pmaps_from_pagemap_how: %s", err);
 	} else if (!scan_how.scan) {
+		char emu[256], why[400];
+
 		pmaps_map_free(&scanned);
 		pmaps_map_free(&read);
-		tap_skip("test_scan_matches_read",
-			 "this kernel has no PAGEMAP_SCAN (v6.7): only the read path ran");
+		/* qemu-user answers the ioctl ENOTTY, as a kernel before it */
+		if (qemu_user_emulator(emu, sizeof(emu)))
+			snprintf(why, sizeof(why),
+				 "qemu-user (%s) does not emulate the PAGEMAP_SCAN ioctl: only the read path ran",
+				 emu);
+		else
+			snprintf(why, sizeof(why),
+				 "this kernel has no PAGEMAP_SCAN (v6.7): only the read path ran");
+		tap_skip("test_scan_matches_read", why);
 		return;
 	} else {
 		tap_check(!read_how.scan && read_how.kpageflags &&
@@ -740,8 +810,15 @@ static void test_pagemap_alone_read(void)
  */
 static void test_unprivileged_own_process(void)
 {
-	pid_t pid = fork();
+	char why[400];
+	pid_t pid;
 	int st;
+
+	if (qemu_user_own_maps(why, sizeof(why))) {
+		tap_skip("test_unprivileged_own_process", why);
+		return;
+	}
+	pid = fork();
 
 	if (!pid) {
 		struct pmaps_pagemap_method how;
@@ -846,7 +923,7 @@ int main(void)
 		"test_small_folios",
 	};
 	const size_t nr = sizeof(names) / sizeof(names[0]);
-	char err[256];
+	char err[256], why[512];
 	size_t i;
 
 	psize = pmaps_page_size();
@@ -857,12 +934,22 @@ int main(void)
 		return 0;
 	}
 	huge_page_allow();
-	if (start_child())
+	if (start_child()) {
 		tap_diag("cannot set up the child");
-	else if (pmaps_from_pagemap(child, &map, err, sizeof(err)))
+	} else if (lay.nohuge_errno &&
+		   small_pages_assured(why, sizeof(why))) {
+		stop_child();
+		for (i = 0; i < nr; i++)
+			tap_skip(names[i], why);
+		return 0;
+	} else if (pmaps_from_pagemap(child, &map, err, sizeof(err))) {
 		tap_diag("pmaps_from_pagemap: %s", err);
-	else
+	} else {
 		have_map = 1;
+	}
+	if (lay.nohuge_errno)
+		tap_diag("madvise(MADV_NOHUGEPAGE): %s, but no THP size is always here: the pages are small",
+			 strerror(lay.nohuge_errno));
 	if (!have_map) {
 		stop_child();
 		for (i = 0; i < nr; i++)
