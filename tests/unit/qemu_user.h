@@ -10,8 +10,11 @@
 #define PMAPS_QEMU_USER_H
 
 #include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -98,6 +101,35 @@ static inline int qemu_user_own_maps(char *why, size_t len)
 	snprintf(why, len,
 		 "qemu-user (%s) does not emulate the kernel's /proc/self/maps: its start %s is not padded to 8 digits",
 		 emu, line);
+	return 1;
+}
+
+/*
+ * Whether the emulator this process runs under refuses the ioctl cmd
+ * (named name) on the file path: qemu-user answers one it does not
+ * emulate ENOTTY before looking at the argument, where a kernel that has
+ * it faults on the NULL argument (EFAULT).  1 with the reason in why;
+ * natively 0, whatever this kernel says, and the test runs.
+ */
+static inline int qemu_user_refuses_ioctl(const char *path, unsigned long cmd,
+					  const char *name, char *why,
+					  size_t len)
+{
+	char emu[256];
+	int fd, r, e;
+
+	if (!qemu_user_emulator(emu, sizeof(emu)))
+		return 0;
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	r = ioctl(fd, cmd, NULL);
+	e = errno;
+	close(fd);
+	if (r != -1 || e != ENOTTY)
+		return 0;
+	snprintf(why, len, "qemu-user (%s) does not emulate the %s ioctl",
+		 emu, name);
 	return 1;
 }
 

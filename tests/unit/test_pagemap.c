@@ -20,7 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -28,8 +27,10 @@
 #include <unistd.h>
 
 #include "../../userspace/lib/pagemap.h"
+#include "../../userspace/lib/procfs_ioctl.h"
 #include "../guest/tap.h"
 #include "qemu_user.h"
+#include "small_pages.h"
 #include "stopped_child.h"
 
 #define ANON_PAGES	64
@@ -110,8 +111,8 @@ static void child_main(int wfd)
 	/*
 	 * One small folio per page, whatever THP is set to.  EINVAL: no
 	 * THP to turn off (a kernel without it), or the advice does not
-	 * reach the kernel (qemu-user refuses it); small_pages_assured()
-	 * then decides whether the layout holds.
+	 * reach the kernel (qemu-user refuses it); thp_may_back()
+	 * then tells whether the layout holds.
 	 */
 	if (madvise((void *)anon, ANON_PAGES * psize, MADV_NOHUGEPAGE) ||
 	    madvise((void *)zero, ZERO_PAGES * psize, MADV_NOHUGEPAGE)) {
@@ -227,56 +228,6 @@ static void huge_page_restore(void)
 			 overcommit_old, strerror(errno));
 	close(overcommit_fd);
 	overcommit_fd = -1;
-}
-
-/*
- * Where MADV_NOHUGEPAGE was refused, the child's pages are still small
- * folios unless THP of some size is "always" (or "inherit" of an
- * "always"): then it may back a VMA without advice.  A kernel without
- * THP has no such file, and pages are small.  0 when they are assured;
- * else -1 with the reason in why.
- */
-static int small_pages_assured(char *why, size_t len)
-{
-	static const char thp[] = "/sys/kernel/mm/transparent_hugepage";
-	char path[320], buf[128];
-	int top_always = 0, ret = 0;
-	struct dirent *d;
-	FILE *f;
-	DIR *dir;
-
-	snprintf(path, sizeof(path), "%s/enabled", thp);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	if (fgets(buf, sizeof(buf), f))
-		top_always = strstr(buf, "[always]") != NULL;
-	fclose(f);
-	if (top_always) {
-		snprintf(why, len, "MADV_NOHUGEPAGE refused (EINVAL), and %s is always: the pages may be THP",
-			 path);
-		ret = -1;
-	}
-	dir = opendir(thp);
-	while (dir && !ret && (d = readdir(dir))) {
-		if (strncmp(d->d_name, "hugepages-", 10))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s/enabled", thp, d->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fgets(buf, sizeof(buf), f) &&
-		    (strstr(buf, "[always]") ||
-		     (top_always && strstr(buf, "[inherit]")))) {
-			snprintf(why, len, "MADV_NOHUGEPAGE refused (EINVAL), and %s is always or inherits it: the pages may be THP",
-				 path);
-			ret = -1;
-		}
-		fclose(f);
-	}
-	if (dir)
-		closedir(dir);
-	return ret;
 }
 
 /* Fork the child, wait until its layout is in place, stop it. */
@@ -709,15 +660,16 @@ static void test_scan_matches_read(void)
 				   err, sizeof(err))) {
 		tap_check(0, "pmaps_from_pagemap_how: %s", err);
 	} else if (!scan_how.scan) {
-		char emu[256], why[400];
+		char path[64], why[400];
 
 		pmaps_map_free(&scanned);
 		pmaps_map_free(&read);
 		/* qemu-user answers the ioctl ENOTTY, as a kernel before it */
-		if (qemu_user_emulator(emu, sizeof(emu)))
-			snprintf(why, sizeof(why),
-				 "qemu-user (%s) does not emulate the PAGEMAP_SCAN ioctl: only the read path ran",
-				 emu);
+		snprintf(path, sizeof(path), "/proc/%d/pagemap", (int)child);
+		if (qemu_user_refuses_ioctl(path, PAGEMAP_SCAN, "PAGEMAP_SCAN",
+					    why, sizeof(why)))
+			strncat(why, ": only the read path ran",
+				sizeof(why) - strlen(why) - 1);
 		else
 			snprintf(why, sizeof(why),
 				 "this kernel has no PAGEMAP_SCAN (v6.7): only the read path ran");
@@ -937,7 +889,7 @@ int main(void)
 	if (start_child()) {
 		tap_diag("cannot set up the child");
 	} else if (lay.nohuge_errno &&
-		   small_pages_assured(why, sizeof(why))) {
+		   thp_may_back(why, sizeof(why))) {
 		stop_child();
 		for (i = 0; i < nr; i++)
 			tap_skip(names[i], why);
