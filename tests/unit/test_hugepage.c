@@ -30,7 +30,10 @@
 
 #include "../../userspace/lib/hugepage.h"
 #include "../../userspace/lib/pmaps.h"
+#include "../../userspace/lib/procfs_ioctl.h"
 #include "../guest/tap.h"
+#include "qemu_user.h"
+#include "small_pages.h"
 #include "stopped_child.h"
 
 #define MB		(1UL << 20)
@@ -45,12 +48,16 @@
 struct layout {
 	uintptr_t thp, small, huge;	/* huge: 0 if mmap failed */
 	int huge_errno;
+	int thp_errno;			/* MADV_HUGEPAGE refused */
+	int nohuge_errno;		/* MADV_NOHUGEPAGE refused (EINVAL) */
 };
 
 static unsigned long psize;
 static pid_t child = -1;
 static struct layout lay;
 static char thp_why[160], huge_why[160];
+/* why a way the test needs is not there (qemu-user), else empty */
+static char scan_why[400], query_why[400];
 
 /* ---- the target ---- */
 
@@ -77,14 +84,20 @@ static void child_main(int wfd)
 		munmap(raw, (size_t)(thp - raw));
 	munmap(thp + THP_LEN, (size_t)(raw + THP_LEN + 2 * MB - (thp + THP_LEN)));
 	/* an error here (THP "never" or compiled out) leaves small pages */
-	madvise(thp, THP_LEN, MADV_HUGEPAGE);
+	if (madvise(thp, THP_LEN, MADV_HUGEPAGE))
+		lay.thp_errno = errno;
 	memset(thp, 1, THP_LEN);
 
 	small = mmap(NULL, SMALL_PAGES * psize, PROT_READ | PROT_WRITE,
 		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (small == MAP_FAILED ||
-	    madvise(small, SMALL_PAGES * psize, MADV_NOHUGEPAGE))
+	if (small == MAP_FAILED)
 		_exit(1);
+	/* EINVAL: no THP here, or qemu-user refuses it (thp_may_back()) */
+	if (madvise(small, SMALL_PAGES * psize, MADV_NOHUGEPAGE)) {
+		if (errno != EINVAL)
+			_exit(1);
+		lay.nohuge_errno = errno;
+	}
 	for (i = 0; i < SMALL_PAGES; i += 2)
 		small[i * psize] = 1;
 
@@ -293,6 +306,10 @@ static void check_layout(unsigned int avoid, unsigned int want_used,
 
 static void test_kpageflags(void)
 {
+	if (query_why[0]) {
+		tap_skip("test_kpageflags", query_why);
+		return;
+	}
 	check_layout(0, PMAPS_HUGE_USED_KPAGEFLAGS | PMAPS_HUGE_USED_QUERY,
 		     PMAPS_HUGE_USED_SMAPS);
 	tap_test_done("test_kpageflags");
@@ -300,6 +317,10 @@ static void test_kpageflags(void)
 
 static void test_scan(void)
 {
+	if (scan_why[0]) {
+		tap_skip("test_scan", scan_why);
+		return;
+	}
 	check_layout(PMAPS_HUGE_NO_KPAGEFLAGS, PMAPS_HUGE_USED_SCAN,
 		     PMAPS_HUGE_USED_KPAGEFLAGS);
 	tap_test_done("test_scan");
@@ -308,6 +329,10 @@ static void test_scan(void)
 /* Kernels before v6.11: the page size from smaps. */
 static void test_smaps_page_size(void)
 {
+	if (scan_why[0]) {
+		tap_skip("test_smaps_page_size", scan_why);
+		return;
+	}
 	check_layout(PMAPS_HUGE_NO_QUERY, PMAPS_HUGE_USED_SMAPS,
 		     PMAPS_HUGE_USED_QUERY);
 	check_layout(PMAPS_HUGE_NO_QUERY | PMAPS_HUGE_NO_KPAGEFLAGS,
@@ -352,9 +377,14 @@ static void test_nothing_known(void)
 /* A reader without root: PAGEMAP_SCAN, whatever avoid says of kpageflags. */
 static void test_unprivileged(void)
 {
-	pid_t pid = fork();
+	pid_t pid;
 	int st;
 
+	if (scan_why[0]) {
+		tap_skip("test_unprivileged", scan_why);
+		return;
+	}
+	pid = fork();
 	if (!pid) {
 		if (drop_to_nobody())
 			_exit(2);
@@ -401,6 +431,9 @@ static void thp_check(void)
 			 THP_ENABLED);
 	if (f)
 		fclose(f);
+	if (!thp_why[0] && lay.thp_errno)
+		snprintf(thp_why, sizeof(thp_why), "madvise(MADV_HUGEPAGE): %s",
+			 strerror(lay.thp_errno));
 	if (thp_why[0])
 		return;
 	kb = smaps_anon_huge_kb(lay.thp);
@@ -418,6 +451,7 @@ int main(void)
 		"test_unprivileged", "test_missing_pid",
 	};
 	const size_t nr = sizeof(names) / sizeof(names[0]);
+	char why[512], path[64];
 	size_t i;
 
 	psize = pmaps_page_size();
@@ -434,7 +468,22 @@ int main(void)
 			tap_result(0, names[i]);
 		return 1;
 	}
+	if (lay.nohuge_errno && thp_may_back(why, sizeof(why))) {
+		stop_child();
+		for (i = 0; i < nr; i++)
+			tap_skip(names[i], why);
+		return 0;
+	}
+	if (lay.nohuge_errno)
+		tap_diag("madvise(MADV_NOHUGEPAGE): %s, but no THP size is always here: the pages are small",
+			 strerror(lay.nohuge_errno));
 	thp_check();
+	snprintf(path, sizeof(path), "/proc/%d/pagemap", (int)child);
+	qemu_user_refuses_ioctl(path, PAGEMAP_SCAN, "PAGEMAP_SCAN", scan_why,
+				sizeof(scan_why));
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)child);
+	qemu_user_refuses_ioctl(path, PROCMAP_QUERY, "PROCMAP_QUERY",
+				query_why, sizeof(query_why));
 	if (!huge_why[0] && !lay.huge)
 		snprintf(huge_why, sizeof(huge_why), "MAP_HUGETLB: %s",
 			 strerror(lay.huge_errno));
