@@ -20,18 +20,21 @@
 #include <unistd.h>
 
 /*
- * The program the kernel runs as this process, when it is not this
- * program: a child's /proc/PID/exe is the kernel's (qemu-user answers
- * only our own PID), and names the emulator where our /proc/self/exe
- * names this test.  Natively both are the same file.  1 with the
- * emulator's name (its path's last part) in buf under emulation; 0 otherwise (or when it cannot
- * be told: then the tests run, and fail if they must).
+ * The qemu-user emulator the kernel runs as this process: a child's
+ * /proc/PID/exe is the kernel's (qemu-user answers only our own PID), and
+ * names the emulator where our /proc/self/exe names this test.  Natively
+ * both are the same file; under valgrind, which answers the same way,
+ * the child's is valgrind's tool, not a qemu-*: no emulator here.  1
+ * with the emulator's name (its path's last part) in buf under qemu-user;
+ * 0 otherwise, or when it cannot be told (then the tests run, and fail
+ * if they must).
  */
 static inline int qemu_user_emulator(char *buf, size_t len)
 {
 	static int known = -1;
 	static char emu[256];
 	char self[256], path[64];
+	const char *base;
 	ssize_t n, m;
 	int p[2];
 	pid_t pid;
@@ -58,7 +61,10 @@ static inline int qemu_user_emulator(char *buf, size_t len)
 				if (m > 0) {
 					emu[m] = '\0';
 					self[n] = '\0';
-					known = strcmp(emu, self) != 0;
+					base = strrchr(emu, '/');
+					base = base ? base + 1 : emu;
+					known = strcmp(emu, self) &&
+						!strncmp(base, "qemu-", 5);
 				}
 			}
 			close(p[1]);
