@@ -20,7 +20,13 @@
 #                                   as list does
 #   tests/trixie-root.sh run CMD... run CMD chrooted in the root, with a
 #                                   /proc of its own (7.x's objtool reads
-#                                   /proc/self); the mount ends with CMD
+#                                   /proc/self); the mount ends with CMD.
+#                                   PMAPS_BIND (directories, space-
+#                                   separated) are bound at the same paths
+#                                   inside, for as long: a tree outside
+#                                   the root, such as the patched 7.x
+#                                   tree (tests/kernel/build.sh arm64),
+#                                   is built there under its own name
 #
 # For each release the headers are installed in the root and the image is
 # extracted to ROOT/boot/vmlinuz-REL (the image package itself is not
@@ -71,8 +77,11 @@ if [ "${1:-}" = run ]; then
 	shift
 	[ -f "$root/.pmaps-ready" ] ||
 		{ echo "trixie-root.sh: no trixie root in $root: run tests/deps.sh" >&2; exit 1; }
-	exec unshare --mount --propagation private sh -c \
-		'mount -t proc proc "$0/proc" && exec chroot "$0" "$@"' "$root" "$@"
+	exec unshare --mount --propagation private sh -c '
+		for dir in ${PMAPS_BIND:-}; do
+			mkdir -p "$0$dir" && mount --bind "$dir" "$0$dir" || exit 1
+		done
+		mount -t proc proc "$0/proc" && exec chroot "$0" "$@"' "$root" "$@"
 fi
 
 # The arm64 releases booted: generic and 16K pages.
