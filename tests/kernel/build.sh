@@ -18,6 +18,12 @@
 #                   per-page mapcounts, and numa.config: two NUMA nodes
 #                   when booted with QEMU_NUMA=1; named
 #                   patched-nopagemapcount
+#   arm64           tinyconfig + pmaps.config + arm64.config for ARCH=arm64,
+#                   cross-built in the trixie root (tests/trixie-root.sh
+#                   arm64) with its gcc-14-aarch64-linux-gnu, the tree and
+#                   the build directory bound there at their own paths;
+#                   named patched-arm64, not built by default (make
+#                   check-kernel-arm64)
 #
 # The patched tree is reused while the series and the base are unchanged,
 # each build directory while its config fragments and tree are.
@@ -52,7 +58,18 @@ fi
 for cfg in $configs; do
 	out=$build/kernel-$cfg
 	fragments=$top/tests/kernel/pmaps.config
+	# make, here or (arm64) in the trixie root
+	mk=make image=arch/x86/boot/bzImage target=bzImage
 	case $cfg in
+	arm64)
+		fragments="$fragments $top/tests/kernel/arm64.config"
+		# The tree, the fragments and the build directory, as the
+		# root sees them: under the same paths.
+		bind=$top
+		case $build/ in "$top"/*) ;; *) bind="$bind $build" ;; esac
+		mk="env PMAPS_BIND=$bind $top/tests/trixie-root.sh run make"
+		image=arch/arm64/boot/Image target=Image
+		;;
 	plain) fragments="$fragments $top/tests/kernel/leaks.config" ;;
 	debug) fragments="$fragments $top/tests/kernel/debug.config" ;;
 	nopagemapcount) fragments="$fragments $top/tests/kernel/nopagemapcount.config $top/tests/kernel/numa.config" ;;
@@ -66,9 +83,21 @@ for cfg in $configs; do
 	if [ "$(cat "$out/.pmaps-stamp" 2>/dev/null)" != "$config_stamp" ]; then
 		rm -rf "$out"
 		mkdir -p "$out"
-		make -s -C "$patched" O="$out" tinyconfig >/dev/null
+		if [ "$cfg" = arm64 ]; then
+			# Read by the tree's Makefile (Debian's kbuild patch, as
+			# in Debian's own arm64 headers), so that every make in
+			# this directory, the module's too, cross-builds: the
+			# root has gcc-14 and aarch64-linux-gnu-gcc-14, no gcc.
+			cat > "$out/.kernelvariables" <<-EOF
+			override ARCH = arm64
+			override CROSS_COMPILE = aarch64-linux-gnu-
+			CC = \$(CROSS_COMPILE)gcc-14
+			HOSTCC = gcc-14
+			EOF
+		fi
+		$mk -s -C "$patched" O="$out" tinyconfig >/dev/null
 		"$patched/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" $fragments >/dev/null
-		make -s -C "$patched" O="$out" olddefconfig >/dev/null
+		$mk -s -C "$patched" O="$out" olddefconfig >/dev/null
 		# Fail early when a fragment line did not survive olddefconfig
 		# (whole lines: CONFIG_CMDLINE holds spaces).
 		if ! grep -h '^CONFIG_' $fragments | grep -vxFf "$out/.config" >"$out/.pmaps-lost"; then
@@ -79,7 +108,7 @@ for cfg in $configs; do
 		fi
 	fi
 	start=$(date +%s)
-	make -s -C "$patched" O="$out" -j"$(nproc)" bzImage modules >&2
+	$mk -s -C "$patched" O="$out" -j"$(nproc)" $target modules >&2
 	echo "build.sh: $cfg kernel built in $(($(date +%s) - start)) s" >&2
-	echo "patched-$cfg $out/arch/x86/boot/bzImage $out"
+	echo "patched-$cfg $out/$image $out"
 done
