@@ -130,7 +130,9 @@ build_programs() {
 # (PMAPS_TEST_HOOKS, Kbuild).  The 7.x kernels' kbuild tools run only
 # inside the trixie root, so for a KDIR there the copy goes into the root
 # and make runs chrooted there (tests/trixie-root.sh run), with the paths
-# as the root sees them.
+# as the root sees them.  An arm64 KDIR built here (tests/kernel/build.sh
+# arm64) is built for in the root too, where the cross compiler is, with
+# $build bound at its own path.
 build_module() {
 	src=$build/module-$1 in=
 	case $2 in
@@ -138,6 +140,9 @@ build_module() {
 		# a root may be shared (tests/mutants links it): one copy per build
 		src=$troot/tmp/module-$1.$(printf '%s' "$build" | cksum | cut -d' ' -f1)
 		in="$top/tests/trixie-root.sh run" ;;
+	*)
+		[ "$arch" = arm64 ] &&
+			in="env PMAPS_BIND=$build $top/tests/trixie-root.sh run" ;;
 	esac
 	rm -rf "$src"
 	mkdir -p "$src"
