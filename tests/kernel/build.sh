@@ -18,7 +18,7 @@
 #                   per-page mapcounts, and numa.config: two NUMA nodes
 #                   when booted with QEMU_NUMA=1; named
 #                   patched-nopagemapcount
-#   arm64           tinyconfig + pmaps.config + arm64.config for ARCH=arm64,
+#   arm64           plain's fragments + arm64.config for ARCH=arm64,
 #                   cross-built in the trixie root (tests/trixie-root.sh
 #                   arm64) with its gcc-14-aarch64-linux-gnu, the tree and
 #                   the build directory bound there at their own paths;
@@ -62,7 +62,7 @@ for cfg in $configs; do
 	mk=make image=arch/x86/boot/bzImage target=bzImage
 	case $cfg in
 	arm64)
-		fragments="$fragments $top/tests/kernel/arm64.config"
+		fragments="$fragments $top/tests/kernel/leaks.config $top/tests/kernel/arm64.config"
 		# The tree, the fragments and the build directory, as the
 		# root sees them: under the same paths.
 		bind=$top
