@@ -12,6 +12,7 @@
 # make check-busy      the host suites with every CPU busy (stress-ng)
 # make demo            boot a guest, load the module, show a demo process
 # make kernel-check    apply patches/, build, boot and check the kernels
+# make check-kernel-arm64  the same for one arm64 kernel (not in make check)
 # make style           checkpatch.pl -f (from the newest linux-source-7.N) on module/
 # make fuzz            fuzz the parser for FUZZ_SECONDS (default 600)
 # make mutants         every mutant of tests/mutants/mutants.txt must be
@@ -26,7 +27,7 @@ MOUNT_POINT := /proc/pmaps_ext
 
 .PHONY: all modules clean load unload check check-arm64 demo style modules_install \
 	pmaps install kernel-check fuzz bench bench-host have-kdir deb \
-	check-busy mutants check-unit-arm64
+	check-busy mutants check-unit-arm64 check-kernel-arm64
 
 all: modules
 
@@ -99,6 +100,16 @@ check-arm64:
 check-unit-arm64:
 	tests/deps.sh
 	tests/unit/arm64.sh
+
+# patches/ applied, cross-built for arm64 (tinyconfig + pmaps.config +
+# leaks.config + arm64.config, in the trixie root) and booted in
+# qemu-system-aarch64 as make kernel-check boots the x86 ones: the
+# series' selftests, the suites against the module and /proc/PID/pmaps,
+# and the two texts compared (tests/kernel/arm64.sh).  Not in make check:
+# one more kernel build costs minutes CI's budget does not have.
+check-kernel-arm64:
+	tests/deps.sh
+	tests/kernel/arm64.sh
 
 # dpkg-buildpackage builds in the tree it is given and writes the packages
 # next to it, so it gets a copy: build/deb/pmaps-ext-VERSION, with the
