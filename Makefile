@@ -102,7 +102,8 @@ check-unit-arm64:
 	tests/unit/arm64.sh
 
 # patches/ applied, cross-built for arm64 (tinyconfig + pmaps.config +
-# leaks.config + arm64.config, in the trixie root) and booted in
+# leaks.config + arm64.config, in the trixie root), the series' C files
+# checked W=1, and the kernel booted in
 # qemu-system-aarch64 as make kernel-check boots the x86 ones: the
 # series' selftests, the suites against the module and /proc/PID/pmaps,
 # and the two texts compared (tests/kernel/arm64.sh).  Not in make check:
