@@ -22,8 +22,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 target_pid=
 ne_pid=
+victims_pid=
 cleanup() {
 	[ -n "$ne_pid" ] && kill "$ne_pid" 2>/dev/null
+	[ -n "$victims_pid" ] && pkill -KILL -P "$victims_pid" 2>/dev/null
 	[ -n "$target_pid" ] && kill -KILL "$target_pid" 2>/dev/null
 	rm -rf "$tmp"
 }
@@ -37,6 +39,7 @@ tests_ne="node_exporter_serves_pmaps_series served_values_match_summary
 	promtool_checks_served_metrics"
 tests="script_writes_selected_names $tests_ne
 	selects_cgroup top_rss_selection max_processes_bound
+	processes_ending_one_per_try_are_left_out
 	timeout_bound_keeps_old_file missing_directory_writes_nothing
 	bad_config_exit_2 no_selection_writes_nothing
 	systemd_units_verify dashboard_parses dashboard_queries_exported_families
@@ -256,13 +259,52 @@ result top_rss_selection
 # exports the rest), on a busy machine that is not rare
 conf "$tmp/max.conf" "PMAPS_NAMES=$name" "PMAPS_TOP_RSS=5" "PMAPS_MAX_PROCESSES=2"
 run sh "$script" "$tmp/max.conf"
-want=2
-grep -q "^pmaps-textfile: 1 selected processes ended meanwhile" "$tmp/err" &&
-	want=1
+ended=$(sed -n 's/^pmaps-textfile: \([0-9]*\) selected processes ended meanwhile.*/\1/p' \
+	"$tmp/err" | awk '{ n += $1 } END { print n + 0 }')
+want=$((2 - ended))
 [ "$rc" = 0 ] && [ "$(pids "$out" | wc -l)" = "$want" ] &&
 	pids "$out" | grep -qx "$target_pid" &&
 	grep -q "^pmaps-textfile: [0-9]* processes selected, [0-9]* left out: PMAPS_MAX_PROCESSES is 2\$" "$tmp/err"
 result max_processes_bound
+
+# Two more selected processes that end one per export, as on a machine
+# where processes come and go: each try leaves out those that ended, and
+# the third writes the one that stayed.  Their parent shell reaps them,
+# so that an ended one leaves no /proc entry behind.
+vname=pmtfv$$
+cp "$(command -v sleep)" "$tmp/$vname"
+sh -c '"$0" 600 & "$0" 600 & wait' "$tmp/$vname" &
+victims_pid=$!
+cat > "$tmp/churn-pmaps" <<EOF
+#!/bin/sh
+# the first selected victim ends, and the export fails as pmaps' does
+for a; do
+	[ "\$(cat "/proc/\$a/comm" 2>/dev/null)" = "$vname" ] || continue
+	kill -KILL "\$a"
+	i=0
+	while [ -d "/proc/\$a" ] && [ \$i -lt 200 ]; do
+		sleep 0.05
+		i=\$((i + 1))
+	done
+	echo "pmaps export: no process \$a" >&2
+	exit 1
+done
+exec "$PMAPS" "\$@"
+EOF
+chmod +x "$tmp/churn-pmaps"
+i=0
+while [ "$(pgrep -cx "$vname")" != 2 ] && [ $i -lt $((100 * slow)) ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
+conf "$tmp/churn.conf" "PMAPS_NAMES='$name $vname'" "PMAPS=$tmp/churn-pmaps"
+run sh "$script" "$tmp/churn.conf"
+[ "$rc" = 0 ] && [ "$(pids "$out")" = "$target_pid" ] &&
+	[ "$(grep -c "^pmaps-textfile: 1 selected processes ended meanwhile; once more without them\$" "$tmp/err")" = 2 ]
+result processes_ending_one_per_try_are_left_out
+diag "$tmp/err"
+wait "$victims_pid" 2>/dev/null
+victims_pid=
 
 # the bound on time: a pmaps that never ends is ended after
 # PMAPS_TIMEOUT, nothing is written, and the last file stays
