@@ -23,9 +23,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 target_pid=
 ne_pid=
 victims_pid=
+zombie_parent=
 cleanup() {
 	[ -n "$ne_pid" ] && kill "$ne_pid" 2>/dev/null
 	[ -n "$victims_pid" ] && pkill -KILL -P "$victims_pid" 2>/dev/null
+	[ -n "$zombie_parent" ] && kill -KILL "$zombie_parent" 2>/dev/null
 	[ -n "$target_pid" ] && kill -KILL "$target_pid" 2>/dev/null
 	rm -rf "$tmp"
 }
@@ -267,14 +269,18 @@ want=$((2 - ended))
 	grep -q "^pmaps-textfile: [0-9]* processes selected, [0-9]* left out: PMAPS_MAX_PROCESSES is 2\$" "$tmp/err"
 result max_processes_bound
 
-# Two more selected processes that end one per export, as on a machine
+# Three more selected processes that end one per export, as on a machine
 # where processes come and go: each try leaves out those that ended, and
-# the third writes the one that stayed.  Their parent shell reaps them,
-# so that an ended one leaves no /proc entry behind.
+# the fourth writes the one that stayed.  Two have a parent shell that
+# reaps them, so that they leave no /proc entry behind; the third's
+# parent (sleep) never reaps it, so that it stays a zombie, which has
+# ended as well.
 vname=pmtfv$$
 cp "$(command -v sleep)" "$tmp/$vname"
 sh -c '"$0" 600 & "$0" 600 & wait' "$tmp/$vname" &
 victims_pid=$!
+sh -c '"$0" 600 & exec sleep 600' "$tmp/$vname" &
+zombie_parent=$!
 cat > "$tmp/churn-pmaps" <<EOF
 #!/bin/sh
 # the first selected victim ends, and the export fails as pmaps' does
@@ -282,28 +288,32 @@ for a; do
 	[ "\$(cat "/proc/\$a/comm" 2>/dev/null)" = "$vname" ] || continue
 	kill -KILL "\$a"
 	i=0
-	while [ -d "/proc/\$a" ] && [ \$i -lt 200 ]; do
+	while [ \$i -lt 200 ]; do
+		case \$(sed 's/.*) //' "/proc/\$a/stat" 2>/dev/null | cut -d' ' -f1) in
+		'' | Z | X) break ;;
+		esac
 		sleep 0.05
 		i=\$((i + 1))
 	done
-	echo "pmaps export: no process \$a" >&2
+	echo "pmaps export: process \$a ended" >&2
 	exit 1
 done
 exec "$PMAPS" "\$@"
 EOF
 chmod +x "$tmp/churn-pmaps"
 i=0
-while [ "$(pgrep -cx "$vname")" != 2 ] && [ $i -lt $((100 * slow)) ]; do
+while [ "$(pgrep -cx "$vname")" != 3 ] && [ $i -lt $((100 * slow)) ]; do
 	sleep 0.05
 	i=$((i + 1))
 done
 conf "$tmp/churn.conf" "PMAPS_NAMES='$name $vname'" "PMAPS=$tmp/churn-pmaps"
 run sh "$script" "$tmp/churn.conf"
 [ "$rc" = 0 ] && [ "$(pids "$out")" = "$target_pid" ] &&
-	[ "$(grep -c "^pmaps-textfile: 1 selected processes ended meanwhile; once more without them\$" "$tmp/err")" = 2 ]
+	[ "$(grep -c "^pmaps-textfile: 1 selected processes ended meanwhile; once more without them\$" "$tmp/err")" = 3 ]
 result processes_ending_one_per_try_are_left_out
 diag "$tmp/err"
-wait "$victims_pid" 2>/dev/null
+kill -KILL "$zombie_parent" 2>/dev/null
+wait "$victims_pid" "$zombie_parent" 2>/dev/null
 victims_pid=
 
 # the bound on time: a pmaps that never ends is ended after
