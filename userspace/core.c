@@ -327,6 +327,20 @@ static const struct ehdr_check {
 	  NAMES(elf_types) },
 };
 
+/* "expected EXPECTED, got" the name of got in t, or "FIELD got" */
+static void unexpected(struct core *c, const char *expected, const char *field,
+		       const struct named *t, size_t n, unsigned int got)
+{
+	const char *what = name_of(t, n, got);
+
+	if (what)
+		problem(c, PMAPS_ERR_INPUT, "expected %s, got %s", expected,
+			what);
+	else
+		problem(c, PMAPS_ERR_INPUT, "expected %s, got %s %u", expected,
+			field, got);
+}
+
 /*
  * 0 if h (n bytes of the file's start) is an ELF64 LE core of one of
  * machines[], which c->machine then points to.
@@ -360,13 +374,8 @@ static int check_ehdr(struct core *c, const unsigned char *h, size_t n)
 
 		if (got == k->want)
 			continue;
-		what = name_of(k->names, k->nr_names, got);
-		if (what)
-			problem(c, PMAPS_ERR_INPUT, "expected %s, got %s",
-				k->expected, what);
-		else
-			problem(c, PMAPS_ERR_INPUT, "expected %s, got %s %u",
-				k->expected, k->field, got);
+		unexpected(c, k->expected, k->field, k->names, k->nr_names,
+			   got);
 		return -1;
 	}
 	machine = le16(h + 18);
@@ -376,15 +385,8 @@ static int check_ehdr(struct core *c, const unsigned char *h, size_t n)
 			return 0;
 		}
 	}
-	what = name_of(NAMES(elf_machines), machine);
-	if (what)
-		problem(c, PMAPS_ERR_INPUT,
-			"expected an x86-64 or arm64 core file (e_machine EM_X86_64 or EM_AARCH64), got %s",
-			what);
-	else
-		problem(c, PMAPS_ERR_INPUT,
-			"expected an x86-64 or arm64 core file (e_machine EM_X86_64 or EM_AARCH64), got e_machine %u",
-			machine);
+	unexpected(c, "an x86-64 or arm64 core file (e_machine EM_X86_64 or EM_AARCH64)",
+		   "e_machine", NAMES(elf_machines), machine);
 	return -1;
 }
 
