@@ -150,6 +150,12 @@ fi
 # debootstrap's list, so that roots made before that get it too).
 [ -x "$root/usr/sbin/dkms" ] ||
 	apt_install dkms
+# tests/qemu/run.sh boots the amd64 guests with trixie's QEMU: bookworm's
+# 7.2 lacks QEMU commit deba78709a ("accel/tcg: Always lock pages before
+# translation", 8.1), and a vCPU may then run a stale int3 of x86's
+# text_poke_bp() (an "Oops: int3" in 1 boot of 80 of 6.12 here).
+[ -x "$root/usr/bin/qemu-system-x86_64" ] ||
+	apt_install qemu-system-x86
 
 if [ "${1:-}" = arm64 ]; then
 	if ! in_root dpkg --print-foreign-architectures | grep -qx arm64; then

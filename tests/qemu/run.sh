@@ -47,7 +47,7 @@ if [ "${1:-}" = --mode ]; then
 fi
 troot=$build/trixie-root
 
-qemu_amd64=${QEMU:-qemu-system-x86_64}
+qemu_amd64=${QEMU:-$troot/usr/bin/qemu-system-x86_64}
 qemu_arm64=${QEMU_ARM64:-qemu-system-aarch64}
 # A fault that stops the whole run before any kernel boots.
 die() {
@@ -255,7 +255,19 @@ boot() {
 		con="console=ttyAMA0 pmaps.tap=hvc0"
 		;;
 	*)
-		set -- "$qemu_amd64" -machine q35 -accel tcg -cpu max \
+		# trixie's QEMU, chrooted in its root with build/ bound in
+		# (tests/trixie-root.sh says why not bookworm's); the image
+		# goes to build/ for it.
+		if [ -n "${QEMU:-}" ]; then
+			set -- "$QEMU"
+		else
+			cp "$image" "$build/vmlinuz-$rel" ||
+				die "cannot copy $image to $build"
+			image=$build/vmlinuz-$rel
+			set -- env PMAPS_BIND="$build" "$top/tests/trixie-root.sh" \
+				run qemu-system-x86_64
+		fi
+		set -- "$@" -machine q35 -accel tcg -cpu max \
 			-serial "file:$console" -serial "file:$result"
 		con=console=ttyS0
 		;;
