@@ -171,11 +171,12 @@ result() {
 # wait up to TRIES times STEP seconds for it to write its layout there.
 # False, with a message, when it does not build, exits first or writes
 # nothing in time (then it is killed): a caller must not read an empty
-# layout and go on with empty addresses.
+# layout and go on with empty addresses.  $target_cflags, if set, are
+# added to the compiler's flags.
 spawn_target() {
 	spawn_prog=$1 spawn_tries=$2 spawn_step=$3
 	shift 3
-	${CC:-cc} -O2 -o "$tmp/$spawn_prog" "$tmp/target.c" 2> "$tmp/err" || {
+	${CC:-cc} -O2 ${target_cflags:-} -o "$tmp/$spawn_prog" "$tmp/target.c" 2> "$tmp/err" || {
 		echo "# $spawn_prog: does not build"
 		return 1
 	}
