@@ -300,9 +300,7 @@ log=$tmp/guest.log
 : > "$log"
 if [ -n "$collected" ]; then
 	# run.sh boots it with the trixie root's QEMU, found under BUILD
-	mkdir -p "$build/deb-guest"
-	[ -e "$build/deb-guest/trixie-root" ] ||
-		ln -s "$build/trixie-root" "$build/deb-guest/trixie-root"
+	"$top/tests/trixie-root.sh" link "$build/deb-guest"
 	BUILD=$build/deb-guest QEMU_TIMEOUT=300 GUEST_ROOT=$guest \
 		"$top/tests/qemu/run.sh" --mode modprobe "$rel" > "$log" 2>&1
 fi

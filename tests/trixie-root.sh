@@ -27,6 +27,12 @@
 #                                   the root, such as the patched 7.x
 #                                   tree (tests/kernel/build.sh arm64),
 #                                   is built there under its own name
+#   tests/trixie-root.sh link DIR   link DIR/trixie-root to the root, if
+#                                   there is one and DIR has none: a
+#                                   private BUILD (a tree's copy, a
+#                                   guest of its own) then finds it, as
+#                                   tests/qemu/run.sh and kernels.sh
+#                                   look for it under BUILD
 #
 # For each release the headers are installed in the root and the image is
 # extracted to ROOT/boot/vmlinuz-REL (the image package itself is not
@@ -70,6 +76,12 @@ newest() {
 			fi
 		done
 }
+
+if [ "${1:-}" = link ]; then
+	mkdir -p "$2"
+	[ -e "$2/trixie-root" ] || [ ! -d "$root" ] || ln -s "$root" "$2/trixie-root"
+	exit
+fi
 
 # A private mount namespace: the /proc mount dies with CMD, even when CMD
 # is killed, and no other process sees it.

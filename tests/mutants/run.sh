@@ -30,9 +30,7 @@ fi
 tree=$work/tree
 # The copy's own build dir; the 7.x kernels are built for inside the
 # trixie root, which run.sh and kernels.sh find under it.
-mkdir -p "$work/build"
-[ -e "$work/build/trixie-root" ] || [ ! -d "$build/trixie-root" ] ||
-	ln -s "$build/trixie-root" "$work/build/trixie-root"
+"$top/tests/trixie-root.sh" link "$work/build"
 
 kernels=$*
 if [ -z "$kernels" ]; then

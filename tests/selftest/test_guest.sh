@@ -34,9 +34,7 @@ rel_re=$(printf '%s' "$rel" | sed 's/[.+]/\\&/g')
 # boot NAME SUITES: the copy NAME's guest, its output in $work/NAME.log;
 # QEMU comes from the trixie root (tests/qemu/run.sh), found under BUILD.
 boot() {
-	mkdir -p "$work/$1/build"
-	[ -e "$work/$1/build/trixie-root" ] ||
-		ln -s "${BUILD:-$top/build}/trixie-root" "$work/$1/build/trixie-root"
+	"$top/tests/trixie-root.sh" link "$work/$1/build"
 	BUILD=$work/$1/build SUITES=$2 "$work/$1/tests/qemu/run.sh" "$rel" \
 		> "$work/$1.log" 2>&1
 	echo "# $1: $(tail -n 1 "$work/$1.log")"
