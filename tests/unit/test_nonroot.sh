@@ -213,7 +213,7 @@ echo "pmaps top exited with status \$?"
 exec sleep 3600
 EOF
 	chmod +x "$tmp/run-top"
-	printf 'set -g status off\n' > "$tmp/tmux.conf"
+	write_tmux_conf "$tmp/tmux.conf"
 	tm() {
 		tmux -S "$sock" -f "$tmp/tmux.conf" "$@"
 	}

@@ -114,8 +114,8 @@ echo "pmaps top exited with status \$?"
 exec sleep 3600
 EOF
 chmod +x "$tmp/run-top"
-# The whole 40 rows for the pane.
-printf 'set -g status off\n' > "$tmp/tmux.conf"
+# The whole 40 rows for the pane, and a server that outlives its sessions.
+write_tmux_conf "$tmp/tmux.conf"
 
 # start_top ARGS...: pmaps top ARGS in a new window (no blanks in ARGS)
 start_top() {

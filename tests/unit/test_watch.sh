@@ -353,7 +353,7 @@ scroll_tests="tty_scroll_first_screen tty_scroll_end tty_scroll_line
 if [ -z "$have_tmux" ]; then
 	lacks tmux $scroll_tests
 else
-	printf 'set -g status off\n' > "$tmp/tmux.conf"
+	write_tmux_conf "$tmp/tmux.conf"
 	result_diag=show_screen
 	first='. 000000400000-000000401000 r--p /bin/demo'
 	last='.   7ffcdf6ea000-7ffcdf6eb000        1 YR_____    3'
