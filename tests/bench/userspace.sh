@@ -31,7 +31,12 @@
 #          all threads) within 2 x (issue 31).
 #      Each is followed by the wall and CPU times of both and a line with
 #      what pmaps printed and the target's VMAs, Rss and AnonHugePages,
-#      to tell what was timed.
+#      to tell what was timed.  The CPU rows, (d) and (f), also time the
+#      floor: the kernel reads the pagemap source must make, made alone
+#      on one thread by "helper floor" (PAGEMAP_SCAN, pagemap twice,
+#      kpageflags, kpagecount), against cat smaps in a pair of its own,
+#      with the CPU time of each read, so that a miss says how much of it
+#      is the kernel's price for the reads.
 #  (g) pmaps map --source=pagemap PID against the text view of the same
 #      process (pmaps --source=pagemap PID), on (f)'s target: wall time
 #      within 1.5 x (issue 31).
@@ -83,21 +88,27 @@ cat > "$bench/helper.c" <<'EOF'
  *                       first page of each written
  * helper dense:         4 GiB anon, 4 KiB pages, every page written
  *                       (each of the three prints "ready", then sleeps)
+ * helper floor PID [FILE]: the kernel reads of the pagemap source alone
+ *                       (floor_reads())
  * helper time CMD ARG...: runs CMD with stdout on /dev/null and prints
  *                       its wall time and its CPU time (user and system,
  *                       all threads) in nanoseconds; fails if CMD does
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "procfs_ioctl.h"
 
 static const char *const flags[] = {
 	"YRAU___", "Y__UP__", "YRAUPD_", "_R_U___", "___U_DW", "Y_AUP__",
@@ -233,6 +244,154 @@ static int dense(void)
 	return ready();
 }
 
+/*
+ * The floor of the pagemap source: on one thread, with no model and no
+ * output, the kernel reads that pmaps --source=pagemap cannot do without,
+ * each at its cheapest.  PAGEMAP_SCAN of each VMA for its present and
+ * swapped pages; the pagemap entries of those pages, for their PFNs, and
+ * again after kpageflags, to tell a page that changed in between (shown
+ * '?'); kpageflags of each PFN, one pread per run of consecutive PFNs;
+ * kpagecount of each page not mapped exclusively.  With an output file, the
+ * CPU time of each part in nanoseconds goes there.
+ */
+#define FLOOR_REGS	4096
+#define FLOOR_BATCH	65536
+#define PM_PRESENT	(1ULL << 63)
+#define PM_EXCLUSIVE	(1ULL << 56)
+#define PM_PFN		((1ULL << 55) - 1)
+
+static long long cpu_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	return t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/* what one part of the floor cost, and the clock for the next part */
+static void floor_part(long long *part, long long *t)
+{
+	long long now = cpu_ns();
+
+	*part += now - *t;
+	*t = now;
+}
+
+static int floor_pages(int pm, int kpf, int kpc, unsigned long long start,
+		       unsigned long long n, long long *parts, long long *t)
+{
+	static uint64_t e[FLOOR_BATCH], again[FLOOR_BATCH], flags[FLOOR_BATCH];
+	unsigned long long ps = sysconf(_SC_PAGESIZE);
+	size_t i, j;
+
+	while (n) {
+		size_t k = n < FLOOR_BATCH ? n : FLOOR_BATCH;
+		off_t off = (off_t)(start / ps * 8);
+
+		if (pread(pm, e, k * 8, off) != (ssize_t)(k * 8))
+			return 1;
+		floor_part(&parts[1], t);
+		/* a run of PFNs that ascend or descend one by one */
+		for (i = 0; i < k; i = j) {
+			uint64_t pfn = e[i] & PM_PFN, lo = pfn;
+			int64_t step = 0;
+
+			for (j = i + 1; j < k && (e[j] & PM_PRESENT); j++) {
+				int64_t d = (int64_t)(e[j] & PM_PFN) -
+					    (int64_t)(e[j - 1] & PM_PFN);
+
+				if ((d != 1 && d != -1) || (step && d != step))
+					break;
+				step = d;
+			}
+			if (step < 0)
+				lo = pfn - (j - i - 1);
+			if ((e[i] & PM_PRESENT) && pfn &&
+			    pread(kpf, flags, (j - i) * 8, lo * 8) < 0)
+				return 1;
+		}
+		floor_part(&parts[2], t);
+		if (pread(pm, again, k * 8, off) != (ssize_t)(k * 8))
+			return 1;
+		floor_part(&parts[3], t);
+		for (i = 0; i < k; i++)
+			if ((e[i] & PM_PRESENT) && !(e[i] & PM_EXCLUSIVE) &&
+			    (e[i] & PM_PFN) &&
+			    pread(kpc, flags, 8, (e[i] & PM_PFN) * 8) < 0)
+				return 1;
+		floor_part(&parts[4], t);
+		start += k * ps;
+		n -= k;
+	}
+	return 0;
+}
+
+static int floor_reads(const char *pid, const char *parts_path)
+{
+	static struct page_region regs[FLOOR_REGS];
+	unsigned long long ps = sysconf(_SC_PAGESIZE), lo, hi;
+	long long parts[5] = { 0 }, t = cpu_ns();
+	char path[64], line[4096];
+	int pm, kpf, kpc;
+	FILE *maps, *out;
+	long n, r;
+
+	snprintf(path, sizeof(path), "/proc/%s/pagemap", pid);
+	pm = open(path, O_RDONLY);
+	kpf = open("/proc/kpageflags", O_RDONLY);
+	kpc = open("/proc/kpagecount", O_RDONLY);
+	snprintf(path, sizeof(path), "/proc/%s/maps", pid);
+	maps = fopen(path, "r");
+	if (pm < 0 || kpf < 0 || kpc < 0 || !maps)
+		return 1;
+	while (fgets(line, sizeof(line), maps)) {
+		if (sscanf(line, "%llx-%llx", &lo, &hi) != 2)
+			return 1;
+		/* above the user address space: PAGEMAP_SCAN says EFAULT */
+		if (strstr(line, " [vsyscall]"))
+			continue;
+		while (lo < hi) {
+			struct pm_scan_arg arg = {
+				.size = sizeof(arg), .start = lo, .end = hi,
+				.vec = (uintptr_t)regs, .vec_len = FLOOR_REGS,
+				.category_anyof_mask = PAGE_IS_PRESENT |
+						       PAGE_IS_SWAPPED,
+				.return_mask = PAGE_IS_PRESENT |
+					       PAGE_IS_SWAPPED |
+					       PAGE_IS_PFNZERO,
+			};
+
+			n = ioctl(pm, PAGEMAP_SCAN, &arg);
+			if (n < 0)
+				return 1;
+			floor_part(&parts[0], &t);
+			for (r = 0; r < n; r++)
+				if ((regs[r].categories & (PAGE_IS_PRESENT |
+				     PAGE_IS_PFNZERO)) == PAGE_IS_PRESENT &&
+				    floor_pages(pm, kpf, kpc, regs[r].start,
+						(regs[r].end - regs[r].start) / ps,
+						parts, &t))
+					return 1;
+			/*
+			 * A vector not full means the walk ended: walk_end
+			 * alone can be stale (see pmaps_pagemap_scan()).
+			 */
+			if (n < FLOOR_REGS)
+				break;
+			lo = arg.walk_end > regs[n - 1].end ? arg.walk_end :
+							      regs[n - 1].end;
+		}
+	}
+	if (!parts_path)
+		return 0;
+	out = fopen(parts_path, "w");
+	if (!out)
+		return 1;
+	fprintf(out, "%lld %lld %lld %lld %lld\n", parts[0], parts[1],
+		parts[2], parts[3], parts[4]);
+	return fclose(out) ? 1 : 0;
+}
+
 static int timed(char **argv)
 {
 	struct timespec t0, t1;
@@ -282,13 +441,16 @@ int main(int argc, char **argv)
 		return vmas();
 	if (argc == 2 && !strcmp(argv[1], "dense"))
 		return dense();
+	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "floor"))
+		return floor_reads(argv[2], argc == 4 ? argv[3] : NULL);
 	if (argc >= 3 && !strcmp(argv[1], "time"))
 		return timed(argv + 2);
-	fprintf(stderr, "usage: helper gen N | helper target FILE | helper sparse|scattered|vmas|dense | helper time CMD...\n");
+	fprintf(stderr, "usage: helper gen N | helper target FILE | helper sparse|scattered|vmas|dense | helper floor PID [FILE] | helper time CMD...\n");
 	return 2;
 }
 EOF
-$cc -std=c11 -O2 -Wall -Wextra -Werror -o "$helper" "$bench/helper.c" ||
+$cc -std=c11 -O2 -Wall -Wextra -Werror -I"$top/userspace/lib" \
+	-o "$helper" "$bench/helper.c" ||
 	die "building the helper failed"
 
 # ---- pmaps ----
@@ -480,10 +642,30 @@ host() {
 				printf "    target %d: %d VMAs, Rss %d kB, AnonHugePages %d kB; pmaps printed %d lines; medians of %d\n",
 				       pid, maps, rss, thp, lines, runs
 			}' "/proc/$tpid/smaps_rollup"
+		[ "$metric" != cpu ] || floor_row "$cpu1"
 		[ -z "${MAP_LIMIT:-}" ] || map_row
 	fi
 	rm -f "$bench/pmaps-$mode.out"
 	stop_target
+}
+# floor_row PMAPS_CPU: the kernel reads of the pagemap source alone
+# (helper floor) against cat smaps on the same target, in CPU time, and
+# what each read cost: where pmaps misses its target, this says how much
+# of the miss is the kernel's price for the reads themselves
+floor_row() {
+	if ! "$helper" floor "$tpid" "$bench/floor.parts"; then
+		echo "    floor: not measured (helper floor failed: no PAGEMAP_SCAN?)"
+		return
+	fi
+	measure "$helper floor $tpid" "cat /proc/$tpid/smaps"
+	printf '    floor, the reads alone on one thread: CPU %s, cat smaps %s (%s x); pmaps %s x the floor\n' \
+		"$(ms "$cpu1")" "$(ms "$cpu2")" \
+		"$(awk -v a="$cpu1" -v b="$cpu2" 'BEGIN { printf (b > 0 ? "%.2f" : "-"), (b > 0 ? a / b : 0) }')" \
+		"$(awk -v a="$1" -v b="$cpu1" 'BEGIN { printf (b > 0 ? "%.2f" : "-"), (b > 0 ? a / b : 0) }')"
+	awk '{
+		printf "    floor parts, CPU: maps and PAGEMAP_SCAN %.1f ms, pagemap %.1f ms, kpageflags %.1f ms, pagemap again %.1f ms, kpagecount %.1f ms\n",
+		       $1 / 1e6, $2 / 1e6, $3 / 1e6, $4 / 1e6, $5 / 1e6
+	}' "$bench/floor.parts"
 }
 # map_row: pmaps map against the text view of the same live target, both
 # from the pagemap source, in wall time
