@@ -163,8 +163,8 @@ function targets(k,    i, src, a, b, worst, x, key) {
 		a = t[k, "dense", src]
 		b = t[k, "dense", "smaps"]
 		if (a && b)
-			printf "target dense: %s <= 1.3 x smaps: %s x: %s\n",
-			       src, ratio(a, b), verdict(a <= 1.3 * b)
+			printf "target dense: %s <= 0.7 x smaps: %s x: %s\n",
+			       src, ratio(a, b), verdict(a <= 0.7 * b)
 		# issue 31: THP 256 MiB, beside PAGEMAP_SCAN (the /scan
 		# column).  A cat costs more than either walk of 128 THPs, so
 		# the kernel's share is compared where both have it: read(2)
