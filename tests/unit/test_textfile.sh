@@ -41,6 +41,7 @@ tests_ne="node_exporter_serves_pmaps_series served_values_match_summary
 	promtool_checks_served_metrics"
 tests="script_writes_selected_names $tests_ne
 	selects_cgroup top_rss_selection max_processes_bound
+	zombie_left_out_of_the_selection
 	processes_ending_one_per_try_are_left_out
 	timeout_bound_keeps_old_file missing_directory_writes_nothing
 	bad_config_exit_2 no_selection_writes_nothing
@@ -268,6 +269,30 @@ want=$((2 - ended))
 	pids "$out" | grep -qx "$target_pid" &&
 	grep -q "^pmaps-textfile: [0-9]* processes selected, [0-9]* left out: PMAPS_MAX_PROCESSES is 2\$" "$tmp/err"
 result max_processes_bound
+
+# A process that is a zombie when the selection is made is left out as
+# one that has ended: not as a pagemap that cannot be opened (a zombie's
+# open fails with ESRCH), which would point at a policy, nor by a failed
+# export run again.  Its parent (sleep) never reaps it.
+zname=pmtfz$$
+cp "$(command -v sleep)" "$tmp/$zname"
+sh -c '"$0" 0 & exec sleep 600' "$tmp/$zname" &
+zombie_parent=$!
+i=0
+until ps -o stat= -C "$zname" 2>/dev/null | grep -q '^Z'; do
+	i=$((i + 1))
+	[ $i -lt $((100 * slow)) ] || break
+	sleep 0.05
+done
+conf "$tmp/zombie.conf" "PMAPS_NAMES='$name $zname'"
+run sh "$script" "$tmp/zombie.conf"
+[ "$rc" = 0 ] && [ "$(pids "$out")" = "$target_pid" ] &&
+	! grep -q "ended meanwhile" "$tmp/err" &&
+	! grep -q "pagemap cannot be opened" "$tmp/err"
+result zombie_left_out_of_the_selection
+kill -KILL "$zombie_parent" 2>/dev/null
+wait "$zombie_parent" 2>/dev/null
+zombie_parent=
 
 # Three more selected processes that end one per export, as on a machine
 # where processes come and go: each try leaves out those that ended, and
