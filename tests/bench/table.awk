@@ -81,6 +81,7 @@ $1 == "row" {
 $1 == "latency" {
 	lat_median[k, $2] = $3
 	lat_worst[k, $2] = $4
+	lat_p99[k, $2] = $5
 }
 $1 == "vma-locks" { vma_locks[k] = 1 }
 $1 == "fail" { fails[k] = fails[k] "\n  " $2 ": " $4 }
@@ -201,15 +202,25 @@ function targets(k,    i, src, a, b, worst, x, key) {
 			printf "target output: %s at most 40 bytes per range line: %.1f at most: %s\n",
 			       src, worst, verdict(worst <= 40)
 	}
-	# Readers must not stall the target where the module reads each VMA
-	# under its own lock; under the mmap lock there is no target.
+	# A reader must not stall the target where the module reads each VMA
+	# under its own lock (issue 31: the 99th percentile of the target's
+	# mmap/munmap calls with one reader at most 2 x alone, the worst at
+	# most 3 x); under the mmap lock there is no target.
 	if ((k, "alone") in lat_worst && (k, "readers") in lat_worst) {
+		a = lat_p99[k, "readers"]
+		b = lat_p99[k, "alone"]
+		if (!(a > 0 && b > 0))
+			printf "target stall p99: not measured (no 99th percentile in the latency records)\n"
+		else
+			printf "target stall p99: the target's mmap/munmap p99 with 1 module reader %.1f us, alone %.1f us (medians %.1f, %.1f us): %s x: %s\n",
+			       a, b, lat_median[k, "readers"],
+			       lat_median[k, "alone"], ratio(a, b),
+			       vma_locks[k] ? verdict(a <= 2 * b) : "no target (mmap lock)"
 		a = lat_worst[k, "readers"]
 		b = lat_worst[k, "alone"]
-		printf "target stall: the target's worst mmap/munmap with 2 module readers %.1f us, alone %.1f us (medians %.1f, %.1f us): %s x: %s\n",
-		       a, b, lat_median[k, "readers"], lat_median[k, "alone"],
-		       ratio(a, b),
-		       vma_locks[k] ? verdict(a <= 2 * b) : "no target (mmap lock)"
+		printf "target stall worst: the target's worst mmap/munmap with 1 module reader %.1f us, alone %.1f us: %s x: %s\n",
+		       a, b, ratio(a, b),
+		       vma_locks[k] ? verdict(a <= 3 * b) : "no target (mmap lock)"
 	}
 	# A per-range allocation of 8 bytes would add 8 bytes per range line
 	# to each open file; take an eighth of that as the line.

@@ -727,17 +727,25 @@ static unsigned long reads_so_far(struct lat_shared *sh)
 	return sum;
 }
 
+/*
+ * The readers of a run: NR_READERS, or as PMAPS_LAT_READERS says (make
+ * bench judges the 99th percentile with one reader, as issue 31 asks).
+ */
+static int lat_readers = NR_READERS;
+
 /* One phase's calls. */
 struct lat_phase {
 	size_t n;
 	uint64_t median, worst;
 };
 
-/* Every round's phases of one kind. */
+/* Every round's phases of one kind, and all their calls' times. */
 struct lat_stats {
 	struct lat_phase phase[LAT_ROUNDS];
 	size_t calls;
-	uint64_t median, worst, median_worst;
+	uint64_t median, worst, median_worst, p99;
+	uint64_t *all;
+	size_t nr_all;
 };
 
 /*
@@ -800,8 +808,10 @@ static uint64_t median_u64(uint64_t *v, size_t n)
 
 /* Let the target run one phase; false if it failed or stalled. */
 static bool latency_phase(struct lat_shared *sh, int cmd_fd, int reply_fd,
-			  struct lat_phase *ph)
+			  struct lat_stats *st, int round)
 {
+	struct lat_phase *ph = &st->phase[round];
+	uint64_t *all;
 	char reply = 0;
 
 	*ph = (struct lat_phase){ 0 };
@@ -815,6 +825,15 @@ static bool latency_phase(struct lat_shared *sh, int cmd_fd, int reply_fd,
 		return false;
 	ph->median = median_u64(sh->ns, ph->n);
 	ph->worst = sh->worst;
+	all = realloc(st->all, (st->nr_all + ph->n) * sizeof(*all));
+	if (!all) {
+		tap_diag("keeping %zu call times: out of memory",
+			 st->nr_all + ph->n);
+		return false;
+	}
+	memcpy(all + st->nr_all, sh->ns, ph->n * sizeof(*all));
+	st->all = all;
+	st->nr_all += ph->n;
 	return true;
 }
 
@@ -835,6 +854,9 @@ static void latency_summary(struct lat_stats *st)
 	}
 	st->median = median_u64(medians, LAT_ROUNDS);
 	st->median_worst = median_u64(worsts, LAT_ROUNDS);
+	/* of every call of every round */
+	qsort(st->all, st->nr_all, sizeof(*st->all), cmp_u64);
+	st->p99 = st->all[st->nr_all * 99 / 100];
 }
 
 /* Read path whole, again and again, until told to stop; idle on pause. */
@@ -878,7 +900,7 @@ static bool readers_idle(struct lat_shared *sh)
 	__atomic_store_n(&sh->pause_readers, 1, __ATOMIC_SEQ_CST);
 	do {
 		busy = 0;
-		for (i = 0; i < NR_READERS; i++)
+		for (i = 0; i < lat_readers; i++)
 			busy += __atomic_load_n(&sh->reading[i],
 						__ATOMIC_SEQ_CST);
 		if (!busy)
@@ -910,11 +932,20 @@ static enum outcome test_mmap_latency_under_reader(void)
 	struct lat_stats alone = { 0 }, busy = { 0 };
 	unsigned long reads_in[LAT_ROUNDS] = { 0 };
 	struct text text = { 0 };
+	const char *nr_env = getenv("PMAPS_LAT_READERS");
 	char path[PATH_MAX], ready;
 	double read_ms[3], excess_ms;
 	long long avail_mib;
 	bool ok = false;
 
+	if (nr_env) {
+		lat_readers = atoi(nr_env);
+		if (lat_readers < 1 || lat_readers > NR_READERS) {
+			tap_diag("PMAPS_LAT_READERS: expected 1 to %d, got '%s'",
+				 NR_READERS, nr_env);
+			return FAIL;
+		}
+	}
 	if (!have_memory_for(LAT_RANGES, &avail_mib))
 		return skip("needs %lu MiB + 128 MiB available, have %lld MiB",
 			    LAT_RANGES * page_size / MIB, avail_mib);
@@ -968,7 +999,7 @@ static enum outcome test_mmap_latency_under_reader(void)
 	if (sh->phase_ns < LAT_MIN_PHASE_NS)
 		sh->phase_ns = LAT_MIN_PHASE_NS;
 
-	for (i = 0; i < NR_READERS; i++) {
+	for (i = 0; i < lat_readers; i++) {
 		fflush(stdout);
 		readers[i] = fork();
 		if (readers[i] == 0) {
@@ -985,12 +1016,12 @@ static enum outcome test_mmap_latency_under_reader(void)
 
 		sh->until_reads = 0;
 		if (!readers_idle(sh) ||
-		    !latency_phase(sh, cmd[1], reply[0], &alone.phase[round]))
+		    !latency_phase(sh, cmd[1], reply[0], &alone, round))
 			goto out;
 		before = reads_so_far(sh);
 		sh->until_reads = before + 1;
 		__atomic_store_n(&sh->pause_readers, 0, __ATOMIC_SEQ_CST);
-		if (!latency_phase(sh, cmd[1], reply[0], &busy.phase[round]))
+		if (!latency_phase(sh, cmd[1], reply[0], &busy, round))
 			goto out;
 		reads_in[round] = reads_so_far(sh) - before;
 	}
@@ -998,14 +1029,16 @@ static enum outcome test_mmap_latency_under_reader(void)
 	latency_summary(&busy);
 	ok = true;
 
-	tap_diag("mmap/munmap latency   %10s %10s %8s %14s", "median us",
-		 "worst us", "calls", "round worst us");
-	tap_diag("  without readers     %10.1f %10.1f %8zu %14.1f",
+	tap_diag("mmap/munmap latency   %10s %10s %8s %14s %10s", "median us",
+		 "worst us", "calls", "round worst us", "p99 us");
+	tap_diag("  without readers     %10.1f %10.1f %8zu %14.1f %10.1f",
 		 alone.median / 1e3, alone.worst / 1e3, alone.calls,
-		 alone.median_worst / 1e3);
-	tap_diag("  with %d readers      %10.1f %10.1f %8zu %14.1f",
-		 NR_READERS, busy.median / 1e3, busy.worst / 1e3, busy.calls,
-		 busy.median_worst / 1e3);
+		 alone.median_worst / 1e3, alone.p99 / 1e3);
+	tap_diag("  with %d reader%s %*s%10.1f %10.1f %8zu %14.1f %10.1f",
+		 lat_readers, lat_readers == 1 ? "" : "s",
+		 lat_readers == 1 ? 6 : 5, "",
+		 busy.median / 1e3, busy.worst / 1e3, busy.calls,
+		 busy.median_worst / 1e3, busy.p99 / 1e3);
 	tap_diag("  one full read       %10.1f ms", read_ms[0]);
 	tap_diag("(%d rounds of %.0f ms alone, then as long with readers and on until a read ended; medians over the rounds, worst of all)",
 		 LAT_ROUNDS, sh->phase_ns / 1e6);
@@ -1033,6 +1066,8 @@ out:
 		waitpid(target, NULL, 0);
 	}
 	text_free(&text);
+	free(alone.all);
+	free(busy.all);
 	if (!ok)
 		return FAIL;
 	/* readers that never got to read would prove nothing */
