@@ -331,7 +331,10 @@ static struct lruvec *pmaps_folio_lruvec(struct folio *folio)
  * either a moment later, as it may after any read.  Off the lists (in a
  * per-CPU batch, or isolated) a folio carries PG_active instead, which
  * lru_gen_add_folio() and lru_gen_del_folio() translate to and from a
- * generation, and has no AGE.
+ * generation, and has no AGE.  Call under RCU, for the lruvec: the pte
+ * walk holds it across a whole table, as an RCU section of its own for
+ * each folio cost a third of the module's time on dense memory (6.12,
+ * 512 MiB: 20.9 against 14.5 ms).
  */
 static unsigned int pmaps_folio_lru_state(struct folio *folio)
 {
@@ -342,10 +345,10 @@ static unsigned int pmaps_folio_lru_state(struct folio *folio)
 	BUILD_BUG_ON(PMAPS_AGE(MAX_NR_GENS - 1) > PMAPS_AGE_MASK);
 	if (gen < 0)
 		return folio_test_active(folio) ? BIT(PMAPS_F_ACTIVE) : 0;
-	rcu_read_lock();
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(),
+			 "the lruvec is read under RCU");
 	lruvec = pmaps_folio_lruvec(folio);
 	max_seq = lruvec ? READ_ONCE(lruvec->lrugen.max_seq) : 0;
-	rcu_read_unlock();
 	if (!lruvec)
 		return PMAPS_WITHHELD(BIT(PMAPS_F_ACTIVE));
 	age = (lru_gen_from_seq(max_seq) - gen + MAX_NR_GENS) % MAX_NR_GENS;
@@ -361,7 +364,7 @@ static unsigned int pmaps_folio_lru_state(struct folio *folio)
 
 /*
  * The folio's letters, and with the NUMA fields its AGE.  A withheld
- * page's AGE is withheld with its A.
+ * page's AGE is withheld with its A.  Call under RCU.
  */
 static unsigned int pmaps_folio_flags(const struct pmaps_walk *walk,
 				      struct folio *folio)
@@ -593,7 +596,9 @@ static enum pmaps_step pmaps_walk_huge_pmd(struct pmaps_walk *walk,
 		goto unlock;
 	}
 
+	rcu_read_lock();
 	flags = pmaps_folio_flags(walk, folio);
+	rcu_read_unlock();
 	if (pmd_young(pmd))
 		flags |= BIT(PMAPS_F_YOUNG);
 	if (pmd_dirty(pmd))
@@ -805,7 +810,9 @@ static enum pmaps_step pmaps_walk_huge_pte(struct pmaps_walk *walk,
 	}
 
 	folio = page_folio(pte_page(pte));
+	rcu_read_lock();
 	flags = pmaps_folio_flags(walk, folio);
+	rcu_read_unlock();
 	if (pte_young(pte))
 		flags |= BIT(PMAPS_F_YOUNG);
 	if (huge_pte_dirty(pte))
