@@ -742,10 +742,9 @@ struct lat_phase {
 /* Every round's phases of one kind, and all their calls' times. */
 struct lat_stats {
 	struct lat_phase phase[LAT_ROUNDS];
-	size_t calls;
 	uint64_t median, worst, median_worst, p99;
 	uint64_t *all;
-	size_t nr_all;
+	size_t calls;			/* in all */
 };
 
 /*
@@ -825,15 +824,15 @@ static bool latency_phase(struct lat_shared *sh, int cmd_fd, int reply_fd,
 		return false;
 	ph->median = median_u64(sh->ns, ph->n);
 	ph->worst = sh->worst;
-	all = realloc(st->all, (st->nr_all + ph->n) * sizeof(*all));
+	all = realloc(st->all, (st->calls + ph->n) * sizeof(*all));
 	if (!all) {
 		tap_diag("keeping %zu call times: out of memory",
-			 st->nr_all + ph->n);
+			 st->calls + ph->n);
 		return false;
 	}
-	memcpy(all + st->nr_all, sh->ns, ph->n * sizeof(*all));
+	memcpy(all + st->calls, sh->ns, ph->n * sizeof(*all));
 	st->all = all;
-	st->nr_all += ph->n;
+	st->calls += ph->n;
 	return true;
 }
 
@@ -843,20 +842,18 @@ static void latency_summary(struct lat_stats *st)
 	uint64_t medians[LAT_ROUNDS], worsts[LAT_ROUNDS];
 	int i;
 
-	st->calls = 0;
 	st->worst = 0;
 	for (i = 0; i < LAT_ROUNDS; i++) {
 		medians[i] = st->phase[i].median;
 		worsts[i] = st->phase[i].worst;
-		st->calls += st->phase[i].n;
 		if (worsts[i] > st->worst)
 			st->worst = worsts[i];
 	}
 	st->median = median_u64(medians, LAT_ROUNDS);
 	st->median_worst = median_u64(worsts, LAT_ROUNDS);
 	/* of every call of every round */
-	qsort(st->all, st->nr_all, sizeof(*st->all), cmp_u64);
-	st->p99 = st->all[st->nr_all * 99 / 100];
+	qsort(st->all, st->calls, sizeof(*st->all), cmp_u64);
+	st->p99 = st->all[st->calls * 99 / 100];
 }
 
 /* Read path whole, again and again, until told to stop; idle on pause. */
@@ -933,7 +930,7 @@ static enum outcome test_mmap_latency_under_reader(void)
 	unsigned long reads_in[LAT_ROUNDS] = { 0 };
 	struct text text = { 0 };
 	const char *nr_env = getenv("PMAPS_LAT_READERS");
-	char path[PATH_MAX], ready;
+	char path[PATH_MAX], label[24], ready;
 	double read_ms[3], excess_ms;
 	long long avail_mib;
 	bool ok = false;
@@ -1031,12 +1028,12 @@ static enum outcome test_mmap_latency_under_reader(void)
 
 	tap_diag("mmap/munmap latency   %10s %10s %8s %14s %10s", "median us",
 		 "worst us", "calls", "round worst us", "p99 us");
-	tap_diag("  without readers     %10.1f %10.1f %8zu %14.1f %10.1f",
+	snprintf(label, sizeof(label), "with %d reader%s", lat_readers,
+		 lat_readers == 1 ? "" : "s");
+	tap_diag("  %-20s%10.1f %10.1f %8zu %14.1f %10.1f", "without readers",
 		 alone.median / 1e3, alone.worst / 1e3, alone.calls,
 		 alone.median_worst / 1e3, alone.p99 / 1e3);
-	tap_diag("  with %d reader%s %*s%10.1f %10.1f %8zu %14.1f %10.1f",
-		 lat_readers, lat_readers == 1 ? "" : "s",
-		 lat_readers == 1 ? 6 : 5, "",
+	tap_diag("  %-20s%10.1f %10.1f %8zu %14.1f %10.1f", label,
 		 busy.median / 1e3, busy.worst / 1e3, busy.calls,
 		 busy.median_worst / 1e3, busy.p99 / 1e3);
 	tap_diag("  one full read       %10.1f ms", read_ms[0]);
