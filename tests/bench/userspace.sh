@@ -96,11 +96,11 @@ cat > "$bench/helper.c" <<'EOF'
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -247,14 +247,15 @@ static int dense(void)
 /*
  * The floor of the pagemap source: on one thread, with no model and no
  * output, the kernel reads that pmaps --source=pagemap cannot do without,
- * each at its cheapest.  PAGEMAP_SCAN of each VMA for its present and
- * swapped pages; the pagemap entries of those pages, for their PFNs, and
- * again after kpageflags, to tell a page that changed in between (shown
- * '?'); kpageflags of each PFN, one pread per run of consecutive PFNs;
- * kpagecount of each page not mapped exclusively.  With an output file, the
- * CPU time of each part in nanoseconds goes there.
+ * each at its cheapest.  PAGEMAP_SCAN from the first VMA to the end of
+ * the last for their present and swapped pages, made as pmaps makes it
+ * (pmaps_pagemap_scan()); the pagemap entries of those pages, for their
+ * PFNs, and again after kpageflags, to tell a page that changed in
+ * between (shown '?'); kpageflags of each PFN, one pread per run of
+ * consecutive PFNs; kpagecount of each page not mapped exclusively.  With
+ * an output file, the CPU time of each part in nanoseconds goes there
+ * (struct floor).
  */
-#define FLOOR_REGS	4096
 #define FLOOR_BATCH	65536
 #define PM_PRESENT	(1ULL << 63)
 #define PM_EXCLUSIVE	(1ULL << 56)
@@ -268,17 +269,31 @@ static long long cpu_ns(void)
 	return t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
-/* what one part of the floor cost, and the clock for the next part */
-static void floor_part(long long *part, long long *t)
-{
-	long long now = cpu_ns();
+/*
+ * The files the floor reads, and with timed the CPU time of each part so
+ * far: the process CPU clock is a system call, so the runs that time the
+ * floor as a whole do not read it.
+ */
+struct floor {
+	int pm, kpf, kpc;
+	bool timed;
+	long long parts[5], t;
+};
 
-	*part += now - *t;
-	*t = now;
+/* what part @i of the floor cost, and the clock for the next part */
+static void floor_part(struct floor *f, int i)
+{
+	long long now;
+
+	if (!f->timed)
+		return;
+	now = cpu_ns();
+	f->parts[i] += now - f->t;
+	f->t = now;
 }
 
-static int floor_pages(int pm, int kpf, int kpc, unsigned long long start,
-		       unsigned long long n, long long *parts, long long *t)
+static int floor_pages(struct floor *f, unsigned long long start,
+		       unsigned long long n)
 {
 	static uint64_t e[FLOOR_BATCH], again[FLOOR_BATCH], flags[FLOOR_BATCH];
 	unsigned long long ps = sysconf(_SC_PAGESIZE);
@@ -288,9 +303,9 @@ static int floor_pages(int pm, int kpf, int kpc, unsigned long long start,
 		size_t k = n < FLOOR_BATCH ? n : FLOOR_BATCH;
 		off_t off = (off_t)(start / ps * 8);
 
-		if (pread(pm, e, k * 8, off) != (ssize_t)(k * 8))
+		if (pread(f->pm, e, k * 8, off) != (ssize_t)(k * 8))
 			return 1;
-		floor_part(&parts[1], t);
+		floor_part(f, 1);
 		/* a run of PFNs that ascend or descend one by one */
 		for (i = 0; i < k; i = j) {
 			uint64_t pfn = e[i] & PM_PFN, lo = pfn;
@@ -307,88 +322,83 @@ static int floor_pages(int pm, int kpf, int kpc, unsigned long long start,
 			if (step < 0)
 				lo = pfn - (j - i - 1);
 			if ((e[i] & PM_PRESENT) && pfn &&
-			    pread(kpf, flags, (j - i) * 8, lo * 8) < 0)
+			    pread(f->kpf, flags, (j - i) * 8, lo * 8) < 0)
 				return 1;
 		}
-		floor_part(&parts[2], t);
-		if (pread(pm, again, k * 8, off) != (ssize_t)(k * 8))
+		floor_part(f, 2);
+		if (pread(f->pm, again, k * 8, off) != (ssize_t)(k * 8))
 			return 1;
-		floor_part(&parts[3], t);
+		floor_part(f, 3);
 		for (i = 0; i < k; i++)
 			if ((e[i] & PM_PRESENT) && !(e[i] & PM_EXCLUSIVE) &&
 			    (e[i] & PM_PFN) &&
-			    pread(kpc, flags, 8, (e[i] & PM_PFN) * 8) < 0)
+			    pread(f->kpc, flags, 8, (e[i] & PM_PFN) * 8) < 0)
 				return 1;
-		floor_part(&parts[4], t);
+		floor_part(f, 4);
 		start += k * ps;
 		n -= k;
 	}
 	return 0;
 }
 
+/* pmaps_pagemap_scan()'s callback: the pages of a present region */
+static int floor_region(void *ctx, const struct page_region *r)
+{
+	struct floor *f = ctx;
+
+	floor_part(f, 0);
+	if ((r->categories & (PAGE_IS_PRESENT | PAGE_IS_PFNZERO)) !=
+	    PAGE_IS_PRESENT)
+		return 0;
+	return floor_pages(f, r->start,
+			   (r->end - r->start) / sysconf(_SC_PAGESIZE));
+}
+
 static int floor_reads(const char *pid, const char *parts_path)
 {
-	static struct page_region regs[FLOOR_REGS];
-	unsigned long long ps = sysconf(_SC_PAGESIZE), lo, hi;
-	long long parts[5] = { 0 }, t = cpu_ns();
+	struct floor f = { .timed = parts_path != NULL, .t = cpu_ns() };
+	struct pm_scan_arg arg = {
+		.category_anyof_mask = PAGE_IS_PRESENT | PAGE_IS_SWAPPED,
+		.return_mask = PAGE_IS_PRESENT | PAGE_IS_SWAPPED |
+			       PAGE_IS_PFNZERO,
+	};
+	unsigned long long lo, hi;
 	char path[64], line[4096];
-	int pm, kpf, kpc;
 	FILE *maps, *out;
-	long n, r;
 
 	snprintf(path, sizeof(path), "/proc/%s/pagemap", pid);
-	pm = open(path, O_RDONLY);
-	kpf = open("/proc/kpageflags", O_RDONLY);
-	kpc = open("/proc/kpagecount", O_RDONLY);
+	f.pm = open(path, O_RDONLY);
+	f.kpf = open("/proc/kpageflags", O_RDONLY);
+	f.kpc = open("/proc/kpagecount", O_RDONLY);
 	snprintf(path, sizeof(path), "/proc/%s/maps", pid);
 	maps = fopen(path, "r");
-	if (pm < 0 || kpf < 0 || kpc < 0 || !maps)
+	if (f.pm < 0 || f.kpf < 0 || f.kpc < 0 || !maps)
 		return 1;
+	/*
+	 * One scan from the first VMA to the end of the last, as pmaps
+	 * makes it: the holes between VMAs cost nothing, and each ioctl
+	 * call costs a lookup of its own.
+	 */
 	while (fgets(line, sizeof(line), maps)) {
 		if (sscanf(line, "%llx-%llx", &lo, &hi) != 2)
 			return 1;
 		/* above the user address space: PAGEMAP_SCAN says EFAULT */
 		if (strstr(line, " [vsyscall]"))
 			continue;
-		while (lo < hi) {
-			struct pm_scan_arg arg = {
-				.size = sizeof(arg), .start = lo, .end = hi,
-				.vec = (uintptr_t)regs, .vec_len = FLOOR_REGS,
-				.category_anyof_mask = PAGE_IS_PRESENT |
-						       PAGE_IS_SWAPPED,
-				.return_mask = PAGE_IS_PRESENT |
-					       PAGE_IS_SWAPPED |
-					       PAGE_IS_PFNZERO,
-			};
-
-			n = ioctl(pm, PAGEMAP_SCAN, &arg);
-			if (n < 0)
-				return 1;
-			floor_part(&parts[0], &t);
-			for (r = 0; r < n; r++)
-				if ((regs[r].categories & (PAGE_IS_PRESENT |
-				     PAGE_IS_PFNZERO)) == PAGE_IS_PRESENT &&
-				    floor_pages(pm, kpf, kpc, regs[r].start,
-						(regs[r].end - regs[r].start) / ps,
-						parts, &t))
-					return 1;
-			/*
-			 * A vector not full means the walk ended: walk_end
-			 * alone can be stale (see pmaps_pagemap_scan()).
-			 */
-			if (n < FLOOR_REGS)
-				break;
-			lo = arg.walk_end > regs[n - 1].end ? arg.walk_end :
-							      regs[n - 1].end;
-		}
+		if (!arg.end)
+			arg.start = lo;
+		arg.end = hi;
 	}
+	if (arg.end && pmaps_pagemap_scan(f.pm, &arg, floor_region, &f))
+		return 1;
+	floor_part(&f, 0);
 	if (!parts_path)
 		return 0;
 	out = fopen(parts_path, "w");
 	if (!out)
 		return 1;
-	fprintf(out, "%lld %lld %lld %lld %lld\n", parts[0], parts[1],
-		parts[2], parts[3], parts[4]);
+	fprintf(out, "%lld %lld %lld %lld %lld\n", f.parts[0], f.parts[1],
+		f.parts[2], f.parts[3], f.parts[4]);
 	return fclose(out) ? 1 : 0;
 }
 
@@ -450,7 +460,7 @@ int main(int argc, char **argv)
 }
 EOF
 $cc -std=c11 -O2 -Wall -Wextra -Werror -I"$top/userspace/lib" \
-	-o "$helper" "$bench/helper.c" ||
+	-o "$helper" "$bench/helper.c" "$top/userspace/lib/procfs_ioctl.c" ||
 	die "building the helper failed"
 
 # ---- pmaps ----
