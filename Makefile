@@ -43,8 +43,14 @@ have-kdir:
 		exit 1; \
 	fi
 
+# 7.x's objtool reads /proc/self/maps, and without /proc (a chroot with
+# none mounted) fails with "read_stack_limit: fopen failed", which does
+# not say what is missing.
 modules: have-kdir
-	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules || { \
+		[ -r /proc/self/maps ] || \
+		echo "No /proc/self/maps: the kernel's objtool needs /proc mounted (mount -t proc proc /proc)." >&2; \
+		exit 1; }
 
 pmaps:
 	$(MAKE) -C userspace
