@@ -21,12 +21,15 @@
 #                      userspace throughput (results in build/bench/results)
 # make bench-host      only the host part of make bench, no guests (root):
 #                      tests/bench/userspace.sh (PMAPS=, RUNS=)
+# make bench-profile   perf profiles, in the guests, of the in-kernel readers
+#                      on the rows that miss their targets
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 MOUNT_POINT := /proc/pmaps_ext
 
 .PHONY: all modules clean load unload check check-arm64 demo style modules_install \
-	pmaps install kernel-check fuzz bench bench-host have-kdir deb \
+	pmaps install kernel-check fuzz bench bench-host bench-profile \
+	have-kdir deb \
 	check-busy mutants check-unit-arm64 check-kernel-arm64
 
 all: modules
@@ -171,3 +174,6 @@ bench:
 
 bench-host:
 	tests/bench/userspace.sh
+
+bench-profile:
+	tests/bench/profile.sh

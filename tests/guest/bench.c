@@ -7,9 +7,11 @@
  * guest is emulated and only ratios taken in the same run carry over.
  *
  *   bench [--smoke] [--runs N] [--only NAME[,NAME]...]
+ *         [--readers NAME[,NAME]...]
  *
  * --only runs only the named workloads and scaling series (dense-scale,
- * sparse-scale), for working on one of them.
+ * sparse-scale), for working on one of them; --readers only the named
+ * readers (tests/qemu/init profiles one at a time so).
  * --smoke shrinks every workload 64 times and takes one run, to check the
  * bench itself works (make check), not to measure.
  *
@@ -49,8 +51,8 @@
 #define MIB		(1ULL << 20)
 #define GIB		(1ULL << 30)
 #define TIB		(1ULL << 40)
-#define MAX_RUNS	64
-#define MAX_READERS	10
+#define MAX_RUNS	512
+#define MAX_READERS	16
 #define PIPE_CHUNK	65536
 
 /*
@@ -67,19 +69,26 @@ static unsigned long page_size;
 static unsigned int shrink = 1;		/* --smoke: 64 */
 static unsigned int runs = 5;
 static const char *only;		/* --only: comma-separated names */
+static const char *only_readers;	/* --readers: the same */
 
-/* Whether workload or series name is to run (--only). */
-static bool wanted(const char *name)
+/* Whether name is in list, comma-separated names; NULL lists them all. */
+static bool listed(const char *list, const char *name)
 {
 	size_t len = strlen(name);
-	const char *p = only;
+	const char *p = list;
 
-	if (!only)
+	if (!list)
 		return true;
 	for (; p; p = strchr(p, ','), p = p ? p + 1 : NULL)
 		if (!strncmp(p, name, len) && (p[len] == ',' || !p[len]))
 			return true;
 	return false;
+}
+
+/* Whether workload or series name is to run (--only). */
+static bool wanted(const char *name)
+{
+	return listed(only, name);
 }
 
 /* ---- readers ---- */
@@ -103,21 +112,27 @@ struct reader {
 };
 
 static const struct reader all_readers[] = {
-	{ "module", { "cat", "/proc/pmaps_ext/%d" }, NULL, false,
-	  "/proc/pmaps_ext/self", true },
-	{ "module-read", { NULL }, "/proc/pmaps_ext/%d", false,
-	  "/proc/pmaps_ext/self", false },
-	{ "kernel", { "cat", "/proc/%d/pmaps" }, NULL, false,
-	  "/proc/self/pmaps", true },
-	{ "smaps", { "cat", "/proc/%d/smaps" }, NULL, false, NULL, true },
-	{ "smaps-read", { NULL }, "/proc/%d/smaps", false, NULL, false },
-	{ "page-types", { "/bin/page-types", "-p", "%d", "-l", "-M", "-N" },
-	  NULL, false, "/bin/page-types", false },
-	{ "pagemap", { "pmaps", "--source=pagemap", "--color=never", "%d" },
-	  NULL, false, NULL, false },
-	{ "pmaps", { "pmaps", "--source=module", "--color=never", "%d" },
-	  NULL, false, "/proc/pmaps_ext/self", false },
-	{ "pagemap-scan", { NULL }, "/proc/%d/pagemap", true, NULL, true },
+	{ .name = "module", .argv = { "cat", "/proc/pmaps_ext/%d" },
+	  .needs = "/proc/pmaps_ext/self", .in_scaling = true },
+	{ .name = "module-read", .direct = "/proc/pmaps_ext/%d",
+	  .needs = "/proc/pmaps_ext/self" },
+	{ .name = "kernel", .argv = { "cat", "/proc/%d/pmaps" },
+	  .needs = "/proc/self/pmaps", .in_scaling = true },
+	{ .name = "kernel-read", .direct = "/proc/%d/pmaps",
+	  .needs = "/proc/self/pmaps" },
+	{ .name = "smaps", .argv = { "cat", "/proc/%d/smaps" },
+	  .in_scaling = true },
+	{ .name = "smaps-read", .direct = "/proc/%d/smaps" },
+	{ .name = "page-types",
+	  .argv = { "/bin/page-types", "-p", "%d", "-l", "-M", "-N" },
+	  .needs = "/bin/page-types" },
+	{ .name = "pagemap",
+	  .argv = { "pmaps", "--source=pagemap", "--color=never", "%d" } },
+	{ .name = "pmaps",
+	  .argv = { "pmaps", "--source=module", "--color=never", "%d" },
+	  .needs = "/proc/pmaps_ext/self" },
+	{ .name = "pagemap-scan", .direct = "/proc/%d/pagemap", .scan = true,
+	  .in_scaling = true },
 };
 
 _Static_assert(sizeof(all_readers) / sizeof(all_readers[0]) <= MAX_READERS,
@@ -657,7 +672,7 @@ static void run_workload(const struct workload *w)
 		printf("# %s: AnonHugePages %lld of %llu kB\n", w->name,
 		       rollup_kb(pid, "AnonHugePages"), w->size >> 10);
 	ranges = measure(w->name, pid);
-	if (w->build == build_anon)
+	if (w->build == build_anon && listed(only_readers, "module"))
 		measure_memory(w->name, pid, ranges);
 	stop_workload(pid);
 }
@@ -762,8 +777,10 @@ int main(int argc, char **argv)
 			runs = strtoul(argv[++i], NULL, 10);
 		} else if (!strcmp(argv[i], "--only") && i + 1 < (unsigned int)argc) {
 			only = argv[++i];
+		} else if (!strcmp(argv[i], "--readers") && i + 1 < (unsigned int)argc) {
+			only_readers = argv[++i];
 		} else {
-			fprintf(stderr, "usage: bench [--smoke] [--runs N] [--only NAME[,NAME]...]\n");
+			fprintf(stderr, "usage: bench [--smoke] [--runs N] [--only NAME[,NAME]...] [--readers NAME[,NAME]...]\n");
 			return 2;
 		}
 	}
@@ -778,7 +795,8 @@ int main(int argc, char **argv)
 		const struct reader *r = &all_readers[i];
 		unsigned int a;
 
-		if (r->needs && access(r->needs, F_OK))
+		if (!listed(only_readers, r->name) ||
+		    (r->needs && access(r->needs, F_OK)))
 			continue;
 		if (r->scan && !have_pagemap_scan())
 			continue;

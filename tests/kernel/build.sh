@@ -6,7 +6,7 @@
 # PAGEMAP_SCAN series (patches/pagemap-scan/series).  Prints
 # "NAME IMAGE KDIR" per kernel, for qemu/run.sh.
 #
-#   tests/kernel/build.sh [plain] [debug] [nopagemapcount]
+#   tests/kernel/build.sh [plain] [debug] [nopagemapcount] [profile|arm64]
 #
 #   plain           tinyconfig + pmaps.config + leaks.config; named
 #                   patched-plain
@@ -18,6 +18,8 @@
 #                   per-page mapcounts, and numa.config: two NUMA nodes
 #                   when booted with QEMU_NUMA=1; named
 #                   patched-nopagemapcount
+#   profile         plain plus profile.config (perf events); named
+#                   patched-profile, built only by make bench-profile
 #   arm64           plain's fragments + arm64.config for ARCH=arm64,
 #                   cross-built in the trixie root (tests/trixie-root.sh
 #                   arm64) with its gcc-14-aarch64-linux-gnu, the tree and
@@ -71,6 +73,7 @@ for cfg in $configs; do
 		image=arch/arm64/boot/Image target=Image
 		;;
 	plain) fragments="$fragments $top/tests/kernel/leaks.config" ;;
+	profile) fragments="$fragments $top/tests/kernel/leaks.config $top/tests/kernel/profile.config" ;;
 	debug) fragments="$fragments $top/tests/kernel/debug.config" ;;
 	nopagemapcount) fragments="$fragments $top/tests/kernel/nopagemapcount.config $top/tests/kernel/numa.config" ;;
 	*)

@@ -12,8 +12,10 @@
 # Default: every Debian kernel tests/kernels.sh names.  Mode bench runs
 # tests/guest/bench.c (pmaps.bench=$BENCH_ARGS) and leaves its records in
 # $BUILD/result-KERNEL.log for tests/bench/run.sh; GUEST_BINS are copied
-# into the guest's /bin.  Mode modprobe builds nothing: GUEST_ROOT (files
-# of an installed Debian root, from tests/deb.sh) goes to the guest's /deb,
+# into the guest's /bin.  With PROFILE=READER[,READER] it profiles those
+# readers with the host's perf instead (tests/bench/profile.sh).  Mode
+# modprobe builds nothing: GUEST_ROOT (files of an installed Debian root,
+# from tests/deb.sh) goes to the guest's /deb,
 # and tests/guest/modprobe.sh loads the module from there.  STRESS_SECONDS
 # (default 60) is how long the race stress runs.  SUITES (comma-separated,
 # e.g. /lifecycle.sh,/bin/wss_test) runs only those.  Mode patched runs
@@ -191,11 +193,17 @@ add_tools() {
 	esac
 	cp "$from$gdb" "$1/bin/gdb"
 	cp "$from$readelf" "$1/bin/readelf"
-	for lib in $(echo "$libs" |
+	add_libs "$1" "$from" "$libs"
+}
+
+# Into initramfs $1, the libraries that ldd output $3 lists, from root $2
+# (empty: this machine's), each at its own path.
+add_libs() {
+	for lib in $(echo "$3" |
 		sed -n 's/.*=> \(\/[^ ]*\) .*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) .*/\1/p' |
 		sort -u); do
 		mkdir -p "$1${lib%/*}"
-		cp -L "$from$lib" "$1$lib"
+		cp -L "$2$lib" "$1$lib"
 	done
 }
 
@@ -221,6 +229,11 @@ pack_initramfs() {
 		case ",${SUITES:-/core.sh}," in
 		*,/core.sh,*) add_tools "$root" "$arch" ;;
 		esac
+		# tests/bench/profile.sh: the host's perf (amd64 only)
+		if [ -n "${PROFILE:-}" ]; then
+			cp /usr/bin/perf "$root/bin/perf"
+			add_libs "$root" "" "$(ldd /usr/bin/perf)"
+		fi
 	fi
 	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$build/initramfs-$1.cpio.gz"
 }
@@ -280,7 +293,7 @@ boot() {
 	timeout "${QEMU_TIMEOUT:-600}" "$@" \
 		-smp $smp -m $guest_mem $numa_args -no-reboot -display none -monitor none \
 		-kernel "$image" -initrd "$build/initramfs-$rel.cpio.gz" \
-		-append "$con panic_on_warn=1 oops=panic panic=-1 softlockup_panic=1 pmaps.mode=$mode pmaps.stress=${STRESS_SECONDS:-60} pmaps.bench=${BENCH_ARGS:-full}${SUITES:+ pmaps.suites=$SUITES}$huge_cmdline${extra_cmdline:-}"
+		-append "$con panic_on_warn=1 oops=panic panic=-1 softlockup_panic=1 pmaps.mode=$mode pmaps.stress=${STRESS_SECONDS:-60} pmaps.bench=${BENCH_ARGS:-full}${PROFILE:+ pmaps.profile=$PROFILE}${SUITES:+ pmaps.suites=$SUITES}$huge_cmdline${extra_cmdline:-}"
 }
 
 # Under a loaded host the clocksource watchdog can find the TSC unstable
