@@ -68,6 +68,24 @@ unsigned long pmaps_show_ranges(struct seq_file *m, struct vm_area_struct *vma,
 void pmaps_show_range(struct seq_file *m, const struct pmaps_range *range,
 		      unsigned int fields);
 
+/*
+ * seq.c, test builds only (make PMAPS_TEST_HOOKS=y): while the parameter
+ * bench_no_text is set, every record walks as it would and prints
+ * nothing, so that make bench can time the walk without the text beside
+ * the real read.
+ */
+#ifdef PMAPS_TEST_HOOKS
+extern bool pmaps_bench_no_text;
+#endif
+static inline bool pmaps_text_off(void)
+{
+#ifdef PMAPS_TEST_HOOKS
+	return READ_ONCE(pmaps_bench_no_text);
+#else
+	return false;
+#endif
+}
+
 /* fs.c: the filesystem mounted on /proc/pmaps_ext. */
 int pmaps_fs_register(void);
 void pmaps_fs_unregister(void);

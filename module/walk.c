@@ -147,6 +147,8 @@ void pmaps_show_range(struct seq_file *m, const struct pmaps_range *range,
 	char *end = line + sizeof(line), *p = end;
 	int bit, age;
 
+	if (pmaps_text_off())
+		return;
 	*--p = '\n';
 	if (fields & PMAPS_FIELDS_NUMA) {
 		age = PMAPS_AGE_OF(range->flags);

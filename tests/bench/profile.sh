@@ -5,8 +5,9 @@
 # workload: the top entries of perf's cpu-clock profile of the bench
 # process in the guest, one workload and reader at a time (tests/qemu/init,
 # mode profile).  The readers are the direct ones, read(2) in the bench
-# process: the module's file (module-read), /proc/PID/pmaps on the
-# patched kernel (kernel-read) and smaps (smaps-read).  Not a test.
+# process: the module's file with and without its text (module-read,
+# module-walk), /proc/PID/pmaps on the patched kernel (kernel-read) and
+# smaps (smaps-read).  Not a test.
 #
 #   tests/bench/profile.sh [KERNEL...]
 #

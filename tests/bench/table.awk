@@ -155,7 +155,7 @@ END {
 
 # The issue's targets for the in-kernel readers of kernel k: the module,
 # and /proc/PID/pmaps where the kernel has it.
-function targets(k,    i, src, a, b, worst, x, key) {
+function targets(k,    i, src, a, b, w, worst, x, key) {
 	for (i = 1; i <= 2; i++) {
 		src = i == 1 ? "module" : "kernel"
 		if (!((k SUBSEP "dense" SUBSEP src) in t) &&
@@ -186,6 +186,16 @@ function targets(k,    i, src, a, b, worst, x, key) {
 		if (a && b)
 			printf "target scattered: %s >= 20 x faster than page-types -l -M: %s x: %s\n",
 			       src, ratio(a, b), verdict(a >= 20 * b)
+		# What the text costs (issue 31): the module's read(2) with and
+		# without its text (bench_no_text), beside page-types and
+		# PAGEMAP_SCAN.  Were the text free, page-types / the walk
+		# is as far as the module could get.
+		w = t[k, "scattered", "module-walk"]
+		b = t[k, "scattered", "module-read"]
+		if (src == "module" && a && w && b)
+			printf "floor scattered: page-types -l -M / the module's walk without the text: %s x; read(2) %s ms, of which the walk %s ms, the text %.0f %%; PAGEMAP_SCAN %s ms\n",
+			       ratio(a, w), ms(b), ms(w), 100 * (b - w) / b,
+			       ms(t[k, "scattered", "pagemap-scan"])
 		key = k SUBSEP src
 		if (key in smin)
 			printf "target sparse: %s cost within 2 x from 1 GiB to 64 TiB: %s x (%.1f to %.1f ms): %s\n",

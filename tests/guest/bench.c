@@ -109,13 +109,22 @@ struct reader {
 	bool scan;
 	const char *needs;		/* a path that must exist, or NULL */
 	bool in_scaling;		/* also timed in the scaling series */
+	/*
+	 * With direct, read with the module's bench_no_text set: the walk
+	 * without the text, which must then be empty.
+	 */
+	bool no_text;
 };
+
+#define NO_TEXT_PARAM	"/sys/module/pmaps_ext/parameters/bench_no_text"
 
 static const struct reader all_readers[] = {
 	{ .name = "module", .argv = { "cat", "/proc/pmaps_ext/%d" },
 	  .needs = "/proc/pmaps_ext/self", .in_scaling = true },
 	{ .name = "module-read", .direct = "/proc/pmaps_ext/%d",
 	  .needs = "/proc/pmaps_ext/self" },
+	{ .name = "module-walk", .direct = "/proc/pmaps_ext/%d",
+	  .needs = NO_TEXT_PARAM, .no_text = true },
 	{ .name = "kernel", .argv = { "cat", "/proc/%d/pmaps" },
 	  .needs = "/proc/self/pmaps", .in_scaling = true },
 	{ .name = "kernel-read", .direct = "/proc/%d/pmaps",
@@ -260,40 +269,68 @@ static bool have_pagemap_scan(void)
 	return ok;
 }
 
+/* Set the module's bench_no_text parameter to Y or N; false on failure. */
+static bool set_no_text(bool on)
+{
+	int fd = open(NO_TEXT_PARAM, O_WRONLY);
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = write(fd, on ? "Y" : "N", 1) == 1;
+	close(fd);
+	return ok;
+}
+
 static uint64_t read_direct(const struct reader *r, pid_t pid,
 			    struct output *out, char *why, size_t whylen)
 {
-	uint64_t t0 = now_ns(), t1;
-	long long regions;
+	uint64_t t0, t1;
+	long long regions = 0;
 	char path[64];
 	int fd;
 
+	if (r->no_text && !set_no_text(true)) {
+		snprintf(why, whylen, "%s: %s", NO_TEXT_PARAM, strerror(errno));
+		return 0;
+	}
+	t0 = now_ns();
 	snprintf(path, sizeof(path), r->direct, (int)pid);
 	fd = open(path, O_RDONLY);
+	if (fd >= 0) {
+		if (r->scan)
+			regions = scan_pagemap(fd);
+		else
+			count_output(fd, out);
+		close(fd);
+	}
+	t1 = now_ns();
+	/* Every other reader of the module needs its text back. */
+	if (r->no_text && !set_no_text(false)) {
+		snprintf(why, whylen, "%s: %s", NO_TEXT_PARAM, strerror(errno));
+		return 0;
+	}
 	if (fd < 0) {
 		snprintf(why, whylen, "%s: %s", path, strerror(errno));
 		return 0;
 	}
-	if (!r->scan) {
-		count_output(fd, out);
-		close(fd);
-	} else {
-		regions = scan_pagemap(fd);
-		close(fd);
-		if (regions < 0) {
-			snprintf(why, whylen, "PAGEMAP_SCAN on %s: %s", path,
-				 strerror(errno));
-			return 0;
-		}
-		/* each region stands for a range line of the text readers */
-		if (out) {
-			out->lines = regions;
-			out->range_lines = regions;
-			out->bytes = regions * sizeof(struct page_region);
-			out->range_bytes = out->bytes;
-		}
+	if (regions < 0) {
+		snprintf(why, whylen, "PAGEMAP_SCAN on %s: %s", path,
+			 strerror(errno));
+		return 0;
 	}
-	t1 = now_ns();
+	if (r->no_text && out && out->bytes) {
+		snprintf(why, whylen, "%llu bytes with bench_no_text set",
+			 out->bytes);
+		return 0;
+	}
+	/* each region stands for a range line of the text readers */
+	if (r->scan && out) {
+		out->lines = regions;
+		out->range_lines = regions;
+		out->bytes = regions * sizeof(struct page_region);
+		out->range_bytes = out->bytes;
+	}
 	return t1 - t0 ? t1 - t0 : 1;
 }
 
@@ -806,8 +843,9 @@ int main(int argc, char **argv)
 			printf("PAGEMAP_SCAN of %s, %d regions a call, in the bench process",
 			       r->direct, SCAN_VEC);
 		else if (r->direct)
-			printf("read(2) of %s in 64 KiB, in the bench process",
-			       r->direct);
+			printf("read(2) of %s in 64 KiB, in the bench process%s",
+			       r->direct,
+			       r->no_text ? ", with the module's bench_no_text set: the walk without the text" : "");
 		for (a = 0; r->argv[a]; a++) {
 			const char *arg = r->argv[a], *hole = strstr(arg, "%d");
 
