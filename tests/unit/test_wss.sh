@@ -155,10 +155,7 @@ int main(int argc, char **argv)
 }
 EOF
 
-# Every wait below is bounded: 0.05 s polls, ten times as many when PMAPS
-# runs pmaps under valgrind (a wrapper script).
-slow=1
-head -c 2 "$PMAPS" | grep -q '#!' && slow=10
+# Every wait below is bounded: 0.05 s polls, $slow times as many (tap.sh).
 
 start_target() {
 	spawn_target wss-target $((600 * slow)) 0.05 "$tmp/sweeps" || return 1
