@@ -236,7 +236,7 @@ pselect_nr=$(printf '#include <sys/syscall.h>\nSYS_pselect6\n' |
 waiting_in_pselect() {
 	i=0
 	while [ $i -lt $((600 * slow)) ]; do
-		read -r call rest < "/proc/$1/syscall" 2> /dev/null
+		read -r call rest 2> /dev/null < "/proc/$1/syscall"
 		[ "${call:-}" = "$pselect_nr" ] && return 0
 		alive "$1" || break
 		sleep 0.05
@@ -284,7 +284,7 @@ hold_intervals() {
 	while alive "$1" && [ $hold_polls -lt $((2400 * slow)) ]; do
 		io=$(io_calls "$1")
 		printed=$(grep -c '^interval ' "$tmp/out")
-		read -r call rest < "/proc/$1/syscall" 2> /dev/null
+		read -r call rest 2> /dev/null < "/proc/$1/syscall"
 		if [ -n "$io" ] && [ "${call:-}" = "$pselect_nr" ] &&
 		   [ $((printed + 1)) -ge $next ]; then
 			kill -STOP "$1"
