@@ -34,6 +34,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/types.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "pmaps.h"
@@ -189,14 +190,18 @@ static inline const struct smaps_vma *smaps_vma_at(const struct smaps *sm,
 /* Reads the pmaps text of pid into map; 0, or -1 said as a diagnostic. */
 typedef int (*smaps_text_reader)(pid_t pid, struct pmaps_map *map);
 
-#define SMAPS_ATTEMPTS	3
+#define SMAPS_ATTEMPTS	10
 
 /*
  * smaps, then the text, then smaps again.  The target is stopped, but the
  * kernel may still change it (khugepaged, reclaim, writeback on a disk):
  * then the oracle itself moved between the reads and no comparison holds,
- * so it is read again, at most SMAPS_ATTEMPTS times.  A text that differs
- * from an smaps that stayed put is never read again.
+ * so it is read again, at most SMAPS_ATTEMPTS times, each after a longer
+ * pause.  Aging comes in bursts: with both host CPUs busy (make
+ * check-busy) the Referenced of the target's libc text and [vdso] changed
+ * in each of three attempts made back to back.  Each attempt made again
+ * is a "retried:" line, which the suites' totals count.  A text that
+ * differs from an smaps that stayed put is never read again.
  */
 static inline int smaps_read_with_text(pid_t pid, smaps_text_reader read_text,
 				       struct pmaps_map *map, struct smaps *sm,
@@ -234,10 +239,13 @@ static inline int smaps_read_with_text(pid_t pid, smaps_text_reader read_text,
 		smaps_free(&after);
 		if (same)
 			return 0;
-		tap_diag("attempt %d: smaps of %d changed while its text was read",
-			 attempt, (int)pid);
 		pmaps_map_free(map);
 		smaps_free(sm);
+		if (attempt == SMAPS_ATTEMPTS)
+			break;
+		tap_diag("retried: smaps of %d changed while its text was read, attempt %d of %d",
+			 (int)pid, attempt + 1, SMAPS_ATTEMPTS);
+		nanosleep(&(struct timespec){ 0, 100000000L * attempt }, NULL);
 	}
 	tap_diag("smaps of %d changed in each of %d attempts: nothing to compare",
 		 (int)pid, SMAPS_ATTEMPTS);
