@@ -20,11 +20,15 @@
 set -eu
 here=$(dirname "$0")
 # From the newest down, stopping at the first with an image: apt-cache
-# show takes over a second, and this runs for every suite.
+# show takes over a second, and this runs for every suite.  An image must
+# have a package record of its own: headers can reach the archive before
+# the signed image, which other packages already name, and apt-cache show
+# exits 0 for such a name with no record (6.1.0-57 did, and CI's deps.sh
+# failed with "has no installation candidate").
 newest() {
 	apt-cache search --names-only "^linux-headers-$1" |
 		sed -n "s/^linux-headers-\($1\) .*/\1/p" | sort -rV | while read -r rel; do
-			if apt-cache show "linux-image-$rel" >/dev/null 2>&1; then
+			if apt-cache show "linux-image-$rel" 2>/dev/null | grep -q '^Package: '; then
 				echo "$rel"
 				break
 			fi

@@ -65,12 +65,13 @@ apt_install() {
 
 # The newest release of a flavour ("amd64", "rt-amd64", "arm64-16k"...)
 # that has headers and an image in trixie-backports, looked for from the
-# newest down.
+# newest down.  The image needs a package record of its own, not just a
+# name that other packages mention (tests/kernels.sh says why).
 newest() {
 	in_root apt-cache search --names-only "^linux-headers-7\.[0-9.]*[+]deb13-$1\$" |
 		sed -n "s/^linux-headers-\(7\.[0-9.]*[+]deb13-$1\) .*/\1/p" | sort -rV |
 		while read -r rel; do
-			if in_root apt-cache show "linux-binary-$rel" >/dev/null 2>&1; then
+			if in_root apt-cache show "linux-binary-$rel" 2>/dev/null | grep -q '^Package: '; then
 				echo "$rel"
 				break
 			fi
