@@ -68,6 +68,9 @@ kind == "skip" { skipped++ }
 }
 /unloads went through while readers were busy/ { unloads = $2 "/" $4 }
 /bytes of kernel memory per open file/ { memory = $3 " B" }
+/^# suite \/bin\/resources: not run in this guest/ {
+	memory = "(not run here)"; latency = memory
+}
 # "with 2 readers  MEDIAN WORST CALLS ROUND-WORST": the worst call.
 /^#   with 2 readers/ { latency = $6 " us" }
 /^#   one full read/ { latency = latency " / " $(NF - 1) " ms" }

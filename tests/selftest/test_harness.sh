@@ -23,6 +23,7 @@ cat > "$work/bin/fake-qemu" <<'FAKE'
 for arg; do
 	case $prev in
 	-serial) eval "port$((n = ${n:-0} + 1))=\${arg#file:}" ;;
+	-append) printf '%s\n' "$arg" > "$FAKE_GUEST/CMDLINE" ;;
 	esac
 	prev=$arg
 done
@@ -72,6 +73,17 @@ qemu_suite two_faults "$kernel" "$kernel"
 caught each_guest_fault_counts "$work/two_faults.log" '^failed 2$'
 caught no_closing_token_names_kernel "$work/two_faults.log" \
 	"^not ok - $kernel: the guest did not finish"
+
+# OMIT_SUITES tells a guest to leave a suite out only where its glob
+# matches the kernel's name (tests/qemu/init says so in the TAP).
+guest "[    0.0] Linux version" "$good_suite
+pmaps-guest: done"
+export OMIT_SUITES="${kernel%-*}-*:/bin/resources no-such-kernel:/bin/stress"
+qemu_suite omit "$kernel"
+unset OMIT_SUITES
+grep -o ' pmaps\.omit=[^ ]*' "$work/guest/CMDLINE" > "$work/omit.cmdline"
+caught omit_names_only_the_matching_kernels_suites "$work/omit.cmdline" \
+	'^ pmaps\.omit=/bin/resources$'
 
 guest "[    0.0] Linux version" "# suite /bin/oracle
 TAP version 13
