@@ -162,6 +162,21 @@ caught hung_suite_is_killed "$work/hang.log" \
 run silent 60 true > "$work/silent.log"
 caught suite_without_results_fails "$work/silent.log" \
 	'^not ok - silent: no test result at all'
+# A suite beside the others is judged as run judges one, when joined:
+# beside_fail one pass and one fail, between one pass, beside_hang killed
+# with no result (two faults, as run counts them).
+passed=0 failed=0 skipped=0
+{
+	run_beside beside_fail 60 printf 'TAP version 13\nok 1 a\nnot ok 2 b\n1..2\n'
+	run_beside beside_hang 2 sh -c 'sleep 300 & sleep 300'
+	run between 60 printf 'TAP version 13\nok 1 c\n1..1\n'
+	joined beside_fail
+	joined beside_hang
+	echo "passed $passed failed $failed"
+} > "$work/beside.log"
+caught beside_suite_counts_its_results "$work/beside.log" '^passed 2 failed 3$'
+caught beside_suite_is_killed_at_its_limit "$work/beside.log" \
+	'^not ok - beside_hang: killed after its limit of 2 s$'
 passed=0 failed=0 skipped=0
 run skips 60 printf 'TAP version 13\nok 1 a # SKIP no THP\n1..1\n' > "$work/skips.log"
 totals >> "$work/skips.log"
