@@ -402,9 +402,13 @@ result perf_file_mode_huge_data_then_zeros
 
 # A perf.data that pmaps record wrote, snapshots and all, through a pipe
 # with zeros after it: read as far as its header and its feature table
-# say, as the file itself is.
+# say, as the file itself is.  It follows the idle target, which it
+# snapshots as it starts and as SIGINT stops it: a command of its own
+# (sleep 0.3) could end before the first interval on a busy machine,
+# and then the file had no snapshot to break below.
 fresh
-(cd "$tmp/w" && "$PMAPS" record --snapshot-every 0.05 -- sleep 0.3 2> /dev/null)
+(cd "$tmp/w" && timeout -k 10 -s INT 0.3 "$PMAPS" record --snapshot-every 0.05 \
+	-p "$target" 2> /dev/null)
 if [ -s "$tmp/w/perf.data" ]; then
 	"$PMAPS" perf -i "$tmp/w/perf.data" 2>&1 |
 		sed "s|$tmp/w/perf.data|FILE|" > "$tmp/want"
