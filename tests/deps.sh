@@ -4,7 +4,16 @@
 # missing: the newest bookworm 6.1, 6.12 and 6.12 rt kernel images and
 # headers, QEMU, busybox-static and cpio; then the trixie build root with
 # the newest 7.x kernels, generic and rt (tests/trixie-root.sh, ~1 min the
-# first time).  Installed packages are left alone.
+# first time).  Installed packages are left alone.  Under
+# PMAPS_MATRIX=check only the kernels make check boots (tests/kernels.sh).
+#
+#   tests/deps.sh           all of it
+#   tests/deps.sh host      the host's packages only
+#   tests/deps.sh roots     the trixie root with its 7.x kernels, amd64
+#                           and arm64 (tests/trixie-root.sh kernels, arm64)
+#                           and Debian's newest 7.x source
+#                           (tests/linux-source.sh), for make check, which
+#                           runs the host suites meanwhile
 set -eu
 here=$(dirname "$0")
 export DEBIAN_FRONTEND=noninteractive
@@ -12,6 +21,37 @@ export DEBIAN_FRONTEND=noninteractive
 have_lists() { apt-cache show busybox-static >/dev/null 2>&1; }
 if [ "${CI:-}" = true ] || ! have_lists; then
 	apt-get update -qq
+fi
+
+# install PACKAGE...: those not installed yet, through apt
+install_missing() {
+	missing=
+	for pkg; do
+		dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'ok installed' ||
+			missing="$missing $pkg"
+	done
+	[ -n "$missing" ] || return 0
+	echo "deps.sh: installing$missing"
+	apt-get install -y -qq --no-install-recommends $missing >/dev/null
+	# A CI machine's disk can be small (one run stopped on ENOSPC): its
+	# downloaded .debs go once installed.  A developer's cache stays.
+	if [ "${CI:-}" = true ]; then
+		apt-get clean
+	fi
+}
+
+if [ "${1:-}" = roots ]; then
+	# The bookworm kernels, then the trixie root's; make check installs
+	# them beside the host suites, which need none of them.
+	kernels=
+	for rel in $("$here/kernels.sh" bookworm); do
+		kernels="$kernels linux-image-$rel linux-headers-$rel"
+	done
+	install_missing $kernels
+	"$here/trixie-root.sh" kernels >/dev/null
+	"$here/trixie-root.sh" arm64 >/dev/null
+	"$here/linux-source.sh" 7 >/dev/null
+	exit
 fi
 
 want="qemu-system-x86 busybox-static cpio gzip make gcc libc6-dev valgrind"
@@ -46,24 +86,14 @@ want="$want gdb binutils"
 want="$want dpkg-dev debhelper dh-dkms lintian pkg-config"
 # systemd-analyze verify checks the pmaps package's timer and service.
 want="$want systemd"
-for rel in $("$here/kernels.sh" bookworm); do
+# The module's DKMS packaging (tests/dkms.sh).
+want="$want dkms"
+# The fuzzers (tests/fuzz/run.sh): clang with the libFuzzer runtime.
+want="$want clang-14 libclang-rt-14-dev"
+[ "${1:-}" = host ] || for rel in $("$here/kernels.sh" bookworm); do
 	want="$want linux-image-$rel linux-headers-$rel"
 done
-
-missing=
-for pkg in $want; do
-	dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'ok installed' ||
-		missing="$missing $pkg"
-done
-if [ -n "$missing" ]; then
-	echo "deps.sh: installing$missing"
-	apt-get install -y -qq --no-install-recommends $missing >/dev/null
-	# A CI machine's disk can be small (one run stopped on ENOSPC): its
-	# downloaded .debs go once installed.  A developer's cache stays.
-	if [ "${CI:-}" = true ]; then
-		apt-get clean
-	fi
-fi
+install_missing $want
 # The guest's gdb: gdb-minimal, which needs no Python, unpacked beside the
 # host's full gdb (the two packages conflict), where every copy of the
 # tree the self-tests and mutants make finds it (tests/qemu/run.sh).
@@ -95,4 +125,4 @@ for pkg in prometheus-node-exporter prometheus; do
 	mv "$dir.tmp/root" "$dir"
 	rm -rf "$dir.tmp"
 done
-"$here/trixie-root.sh" kernels >/dev/null
+[ "${1:-}" = host ] || "$here/trixie-root.sh" kernels >/dev/null

@@ -17,6 +17,11 @@
 # the archive, so the newest one with both an image and headers is looked
 # up, never hard-coded.  Fails (after printing what it found) when a line
 # is missing, e.g. before tests/deps.sh made the trixie root.
+#
+# PMAPS_MATRIX=check (make check) names only the lines make check boots:
+# 6.1 and 7.x generic (the oldest and newest amd64 ones), 6.12 rt (one
+# PREEMPT_RT, and the 6.12 API), and the arm64 generic kernel; make
+# check-all, and every script run on its own, gets them all.
 set -eu
 here=$(dirname "$0")
 # From the newest down, stopping at the first with an image: apt-cache
@@ -42,8 +47,11 @@ if [ "${1:-}" = arm64 ]; then
 	done
 	exit 0
 fi
-for line in '6\.1\.0-[0-9]*-amd64' '6\.12\.[0-9]*[+]deb12-amd64' \
-	'6\.12\.[0-9]*[+]deb12-rt-amd64'; do
+lines='6\.1\.0-[0-9]*-amd64 6\.12\.[0-9]*[+]deb12-amd64 6\.12\.[0-9]*[+]deb12-rt-amd64'
+[ "${PMAPS_MATRIX:-all}" = check ] &&
+	lines='6\.1\.0-[0-9]*-amd64 6\.12\.[0-9]*[+]deb12-rt-amd64'
+set -f	# the lines are patterns for apt-cache, not for the shell
+for line in $lines; do
 	rel=$(newest "$line")
 	[ -n "$rel" ] || { echo "kernels.sh: no Debian kernel matches $line" >&2; exit 1; }
 	echo "$rel"

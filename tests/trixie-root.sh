@@ -97,8 +97,13 @@ if [ "${1:-}" = run ]; then
 		mount -t proc proc "$0/proc" && exec chroot "$0" "$@"' "$root" "$@"
 fi
 
-# The arm64 releases booted: generic and 16K pages.
-arm64_flavours="arm64 arm64-16k"
+# The releases used, generic then rt, and for arm64 those booted, generic
+# and 16K pages, then rt-arm64's headers (the module's W=1 build); make
+# check (PMAPS_MATRIX=check, tests/kernels.sh) needs only the generic ones.
+amd64_flavours="amd64 rt-amd64" arm64_flavours="arm64 arm64-16k" arm64_built=rt-arm64
+if [ "${PMAPS_MATRIX:-all}" = check ]; then
+	amd64_flavours=amd64 arm64_flavours=arm64 arm64_built=
+fi
 if [ "${1:-}" = list-arm64 ]; then
 	[ -f "$root/.pmaps-ready" ] ||
 		{ echo "trixie-root.sh: no trixie root in $root: run tests/deps.sh" >&2; exit 1; }
@@ -121,11 +126,11 @@ if [ "${1:-}" = list ]; then
 	[ -f "$root/.pmaps-ready" ] ||
 		{ echo "trixie-root.sh: no trixie root in $root: run tests/deps.sh" >&2; exit 1; }
 	echo "$root"
-	for flavour in "" rt-; do
-		rel=$(newest "${flavour}amd64")
+	for flavour in $amd64_flavours; do
+		rel=$(newest "$flavour")
 		if [ -z "$rel" ] || [ ! -f "$root/boot/vmlinuz-$rel" ] ||
 			[ ! -d "$root/usr/src/linux-headers-$rel" ]; then
-			echo "trixie-root.sh: the newest 7.x ${flavour}amd64 kernel is not in $root: run tests/deps.sh" >&2
+			echo "trixie-root.sh: the newest 7.x $flavour kernel is not in $root: run tests/deps.sh" >&2
 			exit 1
 		fi
 		echo "$rel"
@@ -176,7 +181,7 @@ if [ "${1:-}" = arm64 ]; then
 		in_root apt-get update -qq
 	fi
 	rels= headers=
-	for flavour in $arm64_flavours rt-arm64; do
+	for flavour in $arm64_flavours $arm64_built; do
 		rel=$(newest "$flavour")
 		[ -n "$rel" ] || { echo "trixie-root.sh: no 7.x $flavour kernel in trixie-backports" >&2; exit 1; }
 		[ -d "$root/usr/src/linux-headers-$rel" ] || headers="$headers linux-headers-$rel:arm64"
@@ -239,9 +244,9 @@ fi
 
 if [ "${1:-}" = kernels ]; then
 	rels=
-	for flavour in "" rt-; do
-		rel=$(newest "${flavour}amd64")
-		[ -n "$rel" ] || { echo "trixie-root.sh: no 7.x ${flavour}amd64 kernel in trixie-backports" >&2; exit 1; }
+	for flavour in $amd64_flavours; do
+		rel=$(newest "$flavour")
+		[ -n "$rel" ] || { echo "trixie-root.sh: no 7.x $flavour kernel in trixie-backports" >&2; exit 1; }
 		rels="$rels $rel"
 	done
 	missing=

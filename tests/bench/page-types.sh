@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Build page-types from tools/mm of the linux-source-6.12 tarball
-# (tests/linux-source.sh) and print the binary's path.  Nothing of it is
-# kept in the tree.
+# Build page-types from tools/mm of Debian's newest linux-source-7.N
+# tarball (tests/linux-source.sh 7, which the patched kernels are built
+# from too) and print the binary's path.  Nothing of it is kept in the
+# tree.
 #
 #   tests/bench/page-types.sh [--static]
 #
@@ -20,18 +21,19 @@ if [ "${1:-}" = --static ]; then
 fi
 
 if [ ! -x "$out/page-types" ]; then
-	tarball=$("$top/tests/linux-source.sh")
+	tarball=$("$top/tests/linux-source.sh" 7)
+	name=$(basename "$tarball" .tar.xz)
 	rm -rf "$out"
 	mkdir -p "$out"
 	echo "page-types.sh: extracting page-types from $(basename "$tarball")" >&2
 	# page-types.c, two uapi headers it includes by relative path, and
 	# the two files of tools/lib/api it links (fs.c finds debugfs).
 	tar -xJf "$tarball" -C "$out" --strip-components=1 --wildcards \
-		'linux-source-6.12/tools/mm/page-types.c' \
-		'linux-source-6.12/tools/lib/api/*' \
-		'linux-source-6.12/tools/include/*' \
-		'linux-source-6.12/include/uapi/linux/kernel-page-flags.h' \
-		'linux-source-6.12/include/uapi/linux/magic.h'
+		"$name/tools/mm/page-types.c" \
+		"$name/tools/lib/api/*" \
+		"$name/tools/include/*" \
+		"$name/include/uapi/linux/kernel-page-flags.h" \
+		"$name/include/uapi/linux/magic.h"
 	(cd "$out/tools" && $cc -O2 -Wall -Ilib -Ilib/api -Iinclude -pthread \
 		$ldflags -o "$out/page-types" mm/page-types.c lib/api/fs/fs.c \
 		lib/api/debug.c) >&2 ||

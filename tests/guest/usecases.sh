@@ -10,7 +10,7 @@
 #           tests/qemu/run.sh --mode patched patched-plain:IMAGE:KDIR
 #
 # page-types built static from the patched tree's tools/mm, as
-# tests/bench/page-types.sh does from 6.12's:
+# tests/bench/page-types.sh does from the 7.x tarball:
 #
 #   cd build/linux-7/tools && gcc -static -O2 -Wall -Ilib -Ilib/api \
 #           -Iinclude -pthread -o page-types mm/page-types.c \

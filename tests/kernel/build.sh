@@ -6,18 +6,26 @@
 # PAGEMAP_SCAN series (patches/pagemap-scan/series).  Prints
 # "NAME IMAGE KDIR" per kernel, for qemu/run.sh.
 #
-#   tests/kernel/build.sh [plain] [debug] [nopagemapcount] [profile|arm64]
+#   tests/kernel/build.sh [CONFIG...]
+#   tests/kernel/build.sh --defaults    print the default CONFIGs
+#
+# Default: nopagemapcount, the kernel make check boots
+# (PMAPS_MATRIX=check); else plain, debug and numa, which make check-all
+# and make kernel-check boot.
 #
 #   plain           tinyconfig + pmaps.config + leaks.config; named
-#                   patched-plain
-#   debug           the same plus debug.config (KASAN, lockdep, DEBUG_VM,
-#                   the hung-task and softlockup detectors, and the
-#                   multi-gen LRU with memcg: the only kernel whose A
-#                   and AGE come from generations); named patched-debug
+#                   patched-plain, also built by make bench
+#   debug           tinyconfig + pmaps.config + debug.config (KASAN,
+#                   lockdep, DEBUG_VM, the hung-task and softlockup
+#                   detectors, and the multi-gen LRU with memcg: the only
+#                   patched kernel whose A and AGE come from generations);
+#                   named patched-debug
 #   nopagemapcount  plain plus nopagemapcount.config: large folios without
-#                   per-page mapcounts, and numa.config: two NUMA nodes
-#                   when booted with QEMU_NUMA=1; named
+#                   per-page mapcounts, and mTHP; named
 #                   patched-nopagemapcount
+#   numa            nopagemapcount plus numa.config: two NUMA nodes when
+#                   booted with QEMU_NUMA=1 (PCI and ACPI, a third more to
+#                   build); named patched-numa
 #   profile         plain plus profile.config (perf events); named
 #                   patched-profile, built only by make bench-profile
 #   arm64           plain's fragments + arm64.config for ARCH=arm64,
@@ -32,7 +40,17 @@
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD:-$top/build}
-configs=${*:-plain debug nopagemapcount}
+if [ $# -gt 0 ] && [ "$1" != --defaults ]; then
+	configs=$*
+elif [ "${PMAPS_MATRIX:-all}" = check ]; then
+	configs=nopagemapcount
+else
+	configs="plain debug numa"
+fi
+if [ "${1:-}" = --defaults ]; then
+	echo "$configs"
+	exit 0
+fi
 
 # The series goes on branch "pmaps" of the imported tree, whose work tree
 # then holds it: a second copy of the tree would cost 1.8 GB of disk.
@@ -75,7 +93,8 @@ for cfg in $configs; do
 	plain) fragments="$fragments $top/tests/kernel/leaks.config" ;;
 	profile) fragments="$fragments $top/tests/kernel/leaks.config $top/tests/kernel/profile.config" ;;
 	debug) fragments="$fragments $top/tests/kernel/debug.config" ;;
-	nopagemapcount) fragments="$fragments $top/tests/kernel/nopagemapcount.config $top/tests/kernel/numa.config" ;;
+	nopagemapcount) fragments="$fragments $top/tests/kernel/leaks.config $top/tests/kernel/nopagemapcount.config" ;;
+	numa) fragments="$fragments $top/tests/kernel/leaks.config $top/tests/kernel/nopagemapcount.config $top/tests/kernel/numa.config" ;;
 	*)
 		echo "build.sh: no kernel config '$cfg'" >&2
 		exit 2
