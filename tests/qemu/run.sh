@@ -23,7 +23,12 @@
 # SUITE out on each kernel whose name matches GLOB, and the guest says
 # so: make check's share of the suites (tests/check.sh).  Mode patched runs
 # the suites against both the module and /proc/PID/pmaps of a patched
-# kernel, its selftest, and compares the two texts.  A kernel passes when the
+# kernel, its selftest, and compares the two texts.  Mode mutants builds
+# no module: MUTANTS_DIR (NAME.ko files and their list, from
+# tests/mutants/run.sh) goes to the guest's /mutants.  A guest that died
+# of the machine (QEMU exited with an error, or the console was quiet
+# for QEMU_STALL seconds, default 180) and shows no kernel problem boots
+# once more, with a "# rerun:" line.  A kernel passes when the
 # guest wrote its closing token to the second serial port, and the console
 # shows no BUG: (KASAN too), WARNING: (lockdep too), Oops, soft lockup, RCU
 # stall, hung task or panic.  Prints the TAP it got, a failing line naming
@@ -66,17 +71,13 @@ fi
 # Nothing to boot is no pass.
 [ -n "$(echo $kernels)" ] || die "no kernel to boot: tests/kernels.sh named none"
 
-# The architecture kernel $1 (its headers, $1) is for: arm64 or amd64.
-kernel_arch() {
-	if grep -q '^CONFIG_ARM64=y' "$1/.config" 2>/dev/null; then
-		echo arm64
-	else
-		echo amd64
-	fi
-}
+. "$top/tests/qemu/module.sh"
 
 if [ "$mode" = modprobe ]; then
 	[ -d "${GUEST_ROOT:-}" ] || die "mode modprobe: GUEST_ROOT is no directory"
+fi
+if [ "$mode" = mutants ]; then
+	[ -f "${MUTANTS_DIR:-}/list" ] || die "mode mutants: no list in MUTANTS_DIR"
 fi
 
 # The guest programs and a static pmaps for architecture $1, once: in
@@ -128,39 +129,6 @@ build_programs() {
 			die "building a static pmaps failed"
 		;;
 	esac
-}
-
-# Build the module for kernel $1 against $2 in a private copy, $src, so
-# kernels never share objects, with the test hooks the guest suites use
-# (PMAPS_TEST_HOOKS, Kbuild).  The 7.x kernels' kbuild tools run only
-# inside the trixie root, so for a KDIR there the copy goes into the root
-# and make runs chrooted there (tests/trixie-root.sh run), with the paths
-# as the root sees them.  An arm64 KDIR built here (tests/kernel/build.sh
-# arm64) is built for in the root too, where the cross compiler is, with
-# $build bound at its own path.
-build_module() {
-	src=$build/module-$1 in=
-	case $2 in
-	"$troot"/*)
-		# a root may be shared (tests/mutants links it): one copy per build
-		src=$troot/tmp/module-$1.$(printf '%s' "$build" | cksum | cut -d' ' -f1)
-		in="$top/tests/trixie-root.sh run" ;;
-	*)
-		[ "$arch" = arm64 ] &&
-			in="env PMAPS_BIND=$build $top/tests/trixie-root.sh run" ;;
-	esac
-	rm -rf "$src"
-	mkdir -p "$src"
-	cp -r "$top/Kbuild" "$top/module" "$src/"
-	cross=
-	[ "$arch" = arm64 ] && cross="ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-"
-	$in make -s -C "${2#"$troot"}" M="${src#"$troot"}" W=1 $cross \
-		PMAPS_TEST_HOOKS=y modules > "$src/build.log" 2>&1
-	status=$?
-	if [ $status -ne 0 ] || grep -qE 'warning:|error:' "$src/build.log"; then
-		cat "$src/build.log"
-		return 1
-	fi
 }
 
 # core.sh compares pmaps core with gdb's gcore and readelf: the two in
@@ -220,7 +188,11 @@ pack_initramfs() {
 	if [ "$mode" = modprobe ]; then
 		cp -a "$GUEST_ROOT" "$root/deb"
 	else
-		cp "$src/pmaps_ext.ko" "$root/"
+		if [ "$mode" = mutants ]; then
+			cp -r "$MUTANTS_DIR" "$root/mutants"
+		else
+			cp "$module_dir/pmaps_ext.ko" "$root/"
+		fi
 		find "$guest_bins" -maxdepth 1 -type f -perm -u+x -exec cp {} "$root/bin/" \;
 		# The series' selftests (tests/kernel/run.sh): a list.
 		for prog in ${SELFTEST:-}; do cp "$prog" "$root/bin/"; done
@@ -306,10 +278,30 @@ boot() {
 	guest_mem=$mem
 	[ "$mem" = 4G ] && grep -qx CONFIG_ARM64_16K_PAGES=y "$kdir/.config" &&
 		guest_mem=6G
-	timeout "${QEMU_TIMEOUT:-600}" "$@" \
+	timeout "$qemu_limit" "$@" \
 		-smp $smp -m $guest_mem $numa_args -no-reboot -display none -monitor none \
 		-kernel "$image" -initrd "$build/initramfs-$rel.cpio.gz" \
-		-append "$con panic_on_warn=1 oops=panic panic=-1 softlockup_panic=1 pmaps.mode=$mode pmaps.stress=${STRESS_SECONDS:-60} pmaps.bench=${BENCH_ARGS:-full}${PROFILE:+ pmaps.profile=$PROFILE}${SUITES:+ pmaps.suites=$SUITES}${omit:+ pmaps.omit=$omit}$huge_cmdline${extra_cmdline:-}"
+		-append "$con panic_on_warn=1 oops=panic panic=-1 softlockup_panic=1 pmaps.mode=$mode pmaps.stress=${STRESS_SECONDS:-60} pmaps.bench=${BENCH_ARGS:-full}${PROFILE:+ pmaps.profile=$PROFILE}${SUITES:+ pmaps.suites=$SUITES}${omit:+ pmaps.omit=$omit}$huge_cmdline${extra_cmdline:-}" &
+	qemu_pid=$!
+	# The guest's init prints a heartbeat to the console every 20 s
+	# (tests/qemu/init), and the kernel prints whatever goes wrong
+	# there: a console quiet for QEMU_STALL seconds is a guest that no
+	# longer runs, and it is stopped rather than waited for until
+	# QEMU_TIMEOUT.
+	stalled= last= since=$(date +%s)
+	while kill -0 "$qemu_pid" 2> /dev/null; do
+		size=$(stat -c %s "$console" 2> /dev/null || echo 0)
+		now=$(date +%s)
+		[ "$size" = "$last" ] || last=$size since=$now
+		if [ $((now - since)) -ge "${QEMU_STALL:-180}" ]; then
+			stalled=$((now - since))
+			kill "$qemu_pid" 2> /dev/null
+			break
+		fi
+		sleep 1
+	done
+	wait "$qemu_pid"
+	qemu_status=$?
 }
 
 # Under a loaded host the clocksource watchdog can find the TSC unstable
@@ -320,6 +312,9 @@ boot() {
 # the targets' page tables alone, so it stays off (older kernels ignore it).
 extra_cmdline=" damon_stat.enabled=N"
 [ "$mode" = bench ] && extra_cmdline="$extra_cmdline tsc=reliable"
+# QEMU_TIMEOUT: seconds a whole guest may run; a Debian amd64 guest took
+# 150 s with the race stress at 5 s, and check-all's 60 s add about 100.
+qemu_limit=${QEMU_TIMEOUT:-900}
 # SUITE_LIMIT: seconds a guest suite may run, for a slow kernel (the
 # guest's init has its default).
 [ -n "${SUITE_LIMIT:-}" ] && extra_cmdline="$extra_cmdline pmaps.suite_limit=$SUITE_LIMIT"
@@ -343,22 +338,44 @@ for spec in $kernels; do
 	arch=$(kernel_arch "$kdir")
 	eval "qemu=\$qemu_$arch"
 	command -v "$qemu" >/dev/null || die "$qemu missing: run tests/deps.sh"
-	build_programs "$arch"
 	echo "qemu: kernel $rel"
-	if [ "$mode" != modprobe ] && ! build_module "$rel" "$kdir"; then
+	# The module first: one that does not build needs no guest programs.
+	if [ "$mode" != modprobe ] && [ "$mode" != mutants ] &&
+		! build_module "$rel" "$kdir"; then
 		echo "not ok - $rel: the module does not build with W=1 cleanly"
 		failed=$((failed + 1))
 		continue
 	fi
+	build_programs "$arch"
 	pack_initramfs "$rel"
-	start=$(date +%s)
-	boot "$rel"
-	echo "qemu: $rel: guest ran $(($(date +%s) - start)) s"
-	touch "$result"
-	# The serial port turns every newline into CRLF.
-	sed -i 's/\r$//' "$result"
-	finished=
-	grep -q '^pmaps-guest: done' "$result" && finished=1
+	# A guest that died of the machine, not of a test, boots once more:
+	# QEMU exited with an error of its own, or the console stopped, and
+	# the console shows no kernel problem and the guest did not finish.
+	# The rerun is said, and counted; a test that fails is not rerun.
+	attempt=1
+	while :; do
+		start=$(date +%s)
+		boot "$rel"
+		echo "qemu: $rel: guest ran $(($(date +%s) - start)) s (limit $qemu_limit s)"
+		touch "$result"
+		# The serial port turns every newline into CRLF.
+		sed -i 's/\r$//' "$result"
+		finished=
+		grep -q '^pmaps-guest: done' "$result" && finished=1
+		bad=$(grep -aE 'BUG:|WARNING:|Oops|soft lockup|Kernel panic|Call Trace|detected stalls|blocked for more than' "$console" | head -5)
+		died=
+		if [ -z "$finished" ] && [ -z "$bad" ]; then
+			if [ -n "$stalled" ]; then
+				died="its console stopped for $stalled s"
+			elif [ "$qemu_status" -ne 0 ] && [ "$qemu_status" -ne 124 ]; then
+				died="QEMU exited with status $qemu_status"
+			fi
+		fi
+		[ -n "$died" ] && [ $attempt = 1 ] || break
+		echo "# rerun: $rel: the guest died of the machine, not of a test ($died), after $(grep -c '^# suite .* after ' "$result") suites; booting it once more.  Console tail:"
+		tail -n 10 "$console" | sed 's/^/#   /'
+		attempt=2
+	done
 	# Each failing line names the kernel and the suite ("# suite X"
 	# comes before every suite's TAP), wherever it is read later.
 	awk -v rel="$rel" '
@@ -367,17 +384,16 @@ for spec in $kernels; do
 		!/^pmaps-guest: done/' "$result" > "$result.named"
 	mv "$result.named" "$result"
 	[ "$mode" = bench ] || cat "$result"
-	read -r p f s r <<-EOF
+	read -r p f s r x <<-EOF
 	$(awk -v main=1 -f "$top/tests/tap-count.awk" "$result")
 	EOF
-	bad=$(grep -aE 'BUG:|WARNING:|Oops|soft lockup|Kernel panic|Call Trace|detected stalls|blocked for more than' "$console" | head -5)
 	if [ -n "$bad" ]; then
 		echo "not ok - $rel: the console shows a kernel problem"
 		echo "$bad" | sed 's/^/#   /'
 		f=$((f + 1))
 	fi
 	if [ -z "$finished" ]; then
-		echo "not ok - $rel: the guest did not finish (no closing token); console tail:"
+		echo "not ok - $rel: the guest did not finish (no closing token${died:+; $died}); console tail:"
 		tail -n 20 "$console" | sed 's/^/#   /'
 		f=$((f + 1))
 	elif [ "$mode" = demo ] && ! grep -q '^\$ pmaps --summary' "$result"; then
