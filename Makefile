@@ -8,7 +8,12 @@
 # make modules_install install the module and its modprobe.d rule
 # make deb             the Debian packages pmaps and pmaps-ext-dkms, in
 #                      build/deb (tests/deb.sh installs and checks them)
-# make check           the whole suite: host tests and QEMU guests
+# make check           every kind of test, on the kernel lines that matter
+#                      most: under 40 minutes on 2 cores (README.md)
+# make check-all       the whole matrix: every kernel line and patched
+#                      config, valgrind, NUMA, 16 KiB pages, every mutant
+# make check-qemu      every guest suite on every Debian amd64 kernel, in
+#                      full (make check shares some out: tests/check.sh)
 # make check-busy      the host suites with every CPU busy (stress-ng)
 # make demo            boot a guest, load the module, show a demo process
 # make kernel-check    apply patches/, build, boot and check the kernels
@@ -27,7 +32,8 @@
 KDIR ?= /lib/modules/$(shell uname -r)/build
 MOUNT_POINT := /proc/pmaps_ext
 
-.PHONY: all modules clean load unload check check-arm64 demo style modules_install \
+.PHONY: all modules clean load unload check check-all check-valgrind check-qemu \
+	check-arm64 demo style modules_install \
 	pmaps install kernel-check fuzz bench bench-host bench-profile \
 	have-kdir deb \
 	check-busy mutants check-unit-arm64 check-kernel-arm64
@@ -94,11 +100,28 @@ unload:
 check:
 	tests/check.sh
 
+check-all:
+	tests/check.sh --all
+
 check-busy:
 	tests/busy.sh
 
+# Every host test under valgrind, the CLI scripts too, as make check-all
+# runs them: about 15 minutes on 2 cores.
+check-valgrind:
+	tests/deps.sh
+	$(MAKE) -s -C tests/unit valgrind
+
+# Every guest suite on every Debian amd64 kernel line, the race stress for
+# its full 60 s, as make check-all runs them (make check boots three of
+# the lines: tests/check.sh).
+check-qemu:
+	tests/deps.sh
+	tests/qemu/run.sh
+
 # Only the guest suites on the arm64 7.x kernels, generic and 16K pages,
-# in qemu-system-aarch64 (tests/qemu/arm64.sh), as make check runs them.
+# in qemu-system-aarch64 (tests/qemu/arm64.sh): all of them, where make
+# check leaves some out (tests/check.sh).
 check-arm64:
 	tests/deps.sh
 	tests/qemu/arm64.sh

@@ -9,26 +9,25 @@
 #     may hang make check),
 #   - exits non-zero without a failing test line,
 #   - has a TAP stream that disagrees with its plan (tests/tap-plan.awk),
-#   - reports no result at all.
+#   - reports no result at all,
+#   - never ran (the lane it was in ended before it).
 # A whole-suite "1..0 # SKIP" counts as one skip.
+#
+# Steps run one after another (run, check1), or in lanes beside each
+# other (lane, step, step1), each lane in the background: a step's
+# output goes to $build/suite-NAME.log, and how it ended to
+# $build/suite-NAME.done, until judged NAME prints and counts it.  The
+# results are printed in the order the main lane judges them, whatever
+# order the steps ended in.
 
-passed=0 failed=0 skipped=0
-# "NAME=SECONDS" of each step so far, for the closing lines: CI shows the
-# head and the tail of a log, and where the minutes went must be in them.
-times=
+passed=0 failed=0 skipped=0 reruns=0
+# "NAME=SECONDS" and "NAME=CPU-SECONDS" of each step judged so far, for
+# the closing lines: CI shows the head and the tail of a log, and where
+# the minutes went must be in them.
+times= cpu_times=
 began=$(date +%s)
-
-# begin NAME: say, now, how far into the run NAME starts, so that a run
-# killed from outside still says it; sets start for timed.
-begin() {
-	start=$(date +%s)
-	echo "# $1 starts $((start - began)) s into the run"
-}
-
-# timed NAME START [END]: NAME took from START to END (date +%s; now).
-timed() {
-	times="$times $1=$((${3:-$(date +%s)} - $2))"
-}
+# The background lanes' process ids (lane), for await.
+lanes=
 
 # fail TEXT: a fault of the harness's own finding, one "not ok" line.
 fail() {
@@ -40,52 +39,91 @@ fail() {
 tally() {
 	set -- $(awk -v main=1 -f "$top/tests/tap-count.awk" "$1")
 	passed=$((passed + $1)) failed=$((failed + $2)) skipped=$((skipped + $3))
+	reruns=$((reruns + $5))
 }
 
-# run NAME LIMIT COMMAND...: a suite that prints TAP, killed after LIMIT
-# seconds (timeout signals its whole process group).
-run() {
-	name=$1 limit=$2
-	shift 2
-	echo "== $name"
-	begin "$name"
-	timeout -k 30 "$limit" "$@" > "$build/suite-$name.log" 2>&1
-	judge "$name" "$limit" $? "$start"
+# step NAME LIMIT COMMAND...: run COMMAND, killed after LIMIT seconds
+# (timeout signals its whole process group), its output in
+# $build/suite-NAME.log; $build/suite-NAME.done then says
+# "tap STATUS LIMIT START END CPU", CPU being the user and system seconds
+# of all it waited for.  Says, as it starts, how far into the run it is,
+# so that a run killed from outside still says it.
+step() {
+	step_as tap "$@"
 }
 
-# run_beside NAME LIMIT COMMAND...: run, but in the background, beside the
-# steps after it, until joined NAME prints and counts it: for a suite that
-# leaves a core idle.
-run_beside() {
-	name=$1 limit=$2
-	shift 2
-	begin "$name"
-	echo "# $name runs beside the steps below; its results follow == $name"
+# step1 NAME LIMIT COMMAND...: step, for a single check that prints no
+# TAP: judged as one result, ok when COMMAND exits 0.
+step1() {
+	step_as one "$@"
+}
+
+step_as() {
+	kind=$1 name=$2 limit=$3
+	shift 3
 	rm -f "$build/suite-$name.done"
-	{
-		timeout -k 30 "$limit" "$@" > "$build/suite-$name.log" 2>&1
-		echo "$? $limit $start $(date +%s)" > "$build/suite-$name.done"
-	} &
-	echo $! > "$build/suite-$name.pid"
+	start=$(date +%s)
+	echo "# $name starts $((start - began)) s into the run"
+	# times' second line: the user and system time of the children
+	# the shell waited for, "0m1.230000s 0m0.040000s" (not in a
+	# pipe: a forked shell's children have no time yet).
+	sh -c 'timeout -k 30 "$@"; status=$?; times >&3; exit $status' \
+		step "$limit" "$@" > "$build/suite-$name.log" 2>&1 \
+		3> "$build/suite-$name.times"
+	status=$?
+	cpu=$(awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, a, "m"); t += a[1] * 60 + a[2] } printf "%.0f", t }' \
+		"$build/suite-$name.times")
+	echo "$kind $status $limit $start $(date +%s) ${cpu:-0}" > "$build/suite-$name.done"
 }
 
-# joined NAME: wait for run_beside's NAME, then judge it as run does.
-joined() {
-	wait "$(cat "$build/suite-$1.pid")"
-	echo "== $1"
-	if ! read -r status limit start end < "$build/suite-$1.done"; then
-		fail "$1: ended without an exit status"
+# lane FUNCTION: run FUNCTION, whose steps go one after another, in the
+# background, beside the lanes after it and the main one.
+lane() {
+	"$1" &
+	lanes="$lanes $!"
+}
+
+# await NAME: wait until step NAME has ended, or no lane that could run it
+# is left; false then.  Every step is bounded, so the wait is too.
+await() {
+	while [ ! -f "$build/suite-$1.done" ]; do
+		alive=
+		for pid in $lanes; do
+			kill -0 "$pid" 2> /dev/null && alive=1
+		done
+		if [ -z "$alive" ]; then
+			[ -f "$build/suite-$1.done" ]
+			return
+		fi
+		sleep 1
+	done
+}
+
+# judged NAME: wait for step NAME, then print its log and count it, with
+# the faults the harness finds itself.
+judged() {
+	name=$1
+	out=$build/suite-$name.log
+	echo "== $name"
+	if ! await "$name" ||
+		! read -r kind status limit start end cpu < "$build/suite-$name.done"; then
+		fail "$name: never ran: its lane ended before it"
 		return
 	fi
-	judge "$1" "$limit" "$status" "$start" "$end"
-}
-
-# judge NAME LIMIT STATUS START [END]: a suite's log, $build/suite-NAME.log,
-# printed and counted, with the faults the harness finds itself.
-judge() {
-	name=$1 limit=$2 status=$3
-	out=$build/suite-$name.log
-	timed "$name" "$4" ${5:+"$5"}
+	times="$times $name=$((end - start))"
+	cpu_times="$cpu_times $name=$cpu"
+	echo "# $name: $((end - start)) s, $cpu s of CPU, limit $limit s"
+	if [ "$kind" = one ]; then
+		if [ "$status" -eq 0 ]; then
+			echo "ok 1 $name"
+			passed=$((passed + 1))
+		else
+			cat "$out"
+			echo "not ok 1 $name"
+			failed=$((failed + 1))
+		fi
+		return
+	fi
 	# A suite killed midway breaks its plan: that is the one fault below.
 	[ "$status" -eq 124 ] || [ "$status" -eq 137 ] ||
 		awk -v suite="$name" -f "$top/tests/tap-plan.awk" "$out" >> "$out"
@@ -100,22 +138,16 @@ judge() {
 		fail "$name: no test result at all"
 }
 
-# check1 NAME LIMIT COMMAND...: a single check reported as one TAP line.
+# run NAME LIMIT COMMAND...: a suite that prints TAP, in the main lane.
+run() {
+	step "$@"
+	judged "$1"
+}
+
+# check1 NAME LIMIT COMMAND...: a single check, in the main lane.
 check1() {
-	name=$1 limit=$2
-	shift 2
-	begin "$name"
-	timeout -k 30 "$limit" "$@" > "$build/suite-$name.log" 2>&1
-	status=$?
-	timed "$name" "$start"
-	if [ $status -eq 0 ]; then
-		echo "ok 1 $name"
-		passed=$((passed + 1))
-	else
-		cat "$build/suite-$name.log"
-		echo "not ok 1 $name"
-		failed=$((failed + 1))
-	fi
+	step1 "$@"
+	judged "$1"
 }
 
 # totals: the closing lines; CI reads the last, which must be exactly
@@ -123,6 +155,9 @@ check1() {
 totals() {
 	[ "$passed" -gt 0 ] || fail "no test passed: the run tested nothing"
 	echo "# seconds per step:$times"
+	echo "# CPU seconds per step:$cpu_times"
+	echo "# $(($(date +%s) - began)) s in all"
+	echo "# $reruns guests booted a second time: QEMU exited or the console stopped, with no kernel problem shown (each is a \"# rerun:\" line above)"
 	echo "$skipped skipped"
 	echo "$passed passed, $failed failed"
 }

@@ -27,6 +27,13 @@ for arg; do
 	esac
 	prev=$arg
 done
+# FAIL_ONCE: the next boot dies as QEMU itself (exit 3, nothing
+# printed); HANG: every boot prints nothing and never ends.
+if [ -f "$FAKE_GUEST/FAIL_ONCE" ]; then
+	rm -f "$FAKE_GUEST/FAIL_ONCE"
+	exit 3
+fi
+[ -f "$FAKE_GUEST/HANG" ] && exec sleep 300
 cat "$FAKE_GUEST/CONSOLE" > "$port1" 2>/dev/null
 cat "$FAKE_GUEST/RESULT" > "$port2" 2>/dev/null
 FAKE
@@ -42,7 +49,7 @@ guest() {
 qemu_suite() {
 	st_name=$1
 	shift
-	passed=0 failed=0 skipped=0
+	passed=0 failed=0 skipped=0 reruns=0
 	QEMU=$work/bin/fake-qemu FAKE_GUEST=$work/guest \
 		run "$st_name" 300 "$top/tests/qemu/run.sh" "$@" > "$work/$st_name.log"
 }
@@ -73,6 +80,28 @@ qemu_suite two_faults "$kernel" "$kernel"
 caught each_guest_fault_counts "$work/two_faults.log" '^failed 2$'
 caught no_closing_token_names_kernel "$work/two_faults.log" \
 	"^not ok - $kernel: the guest did not finish"
+
+# A guest that died of the machine boots once more, and the rerun is
+# said and counted; one that failed a test is not rerun (two_faults
+# above); one whose console stays quiet is stopped, rerun once, then
+# failed.
+guest "[    0.0] Linux version" "$good_suite
+pmaps-guest: done"
+touch "$work/guest/FAIL_ONCE"
+qemu_suite rerun "$kernel"
+echo "passed $passed failed $failed reruns $reruns" >> "$work/rerun.log"
+caught machine_death_is_rerun "$work/rerun.log" \
+	"^# rerun: $kernel: the guest died of the machine, not of a test \\(QEMU exited with status 3\\)"
+caught rerun_is_counted_and_passes "$work/rerun.log" '^passed 2 failed 0 reruns 1$'
+grep -q '^# rerun:' "$work/two_faults.log" || echo "no rerun" > "$work/two_faults.rerun"
+caught failed_guest_is_not_rerun "$work/two_faults.rerun" '^no rerun$'
+touch "$work/guest/HANG"
+QEMU_STALL=3 qemu_suite stall "$kernel"
+rm -f "$work/guest/HANG"
+echo "failed $failed reruns $reruns" >> "$work/stall.log"
+caught quiet_console_is_stopped_and_rerun_once "$work/stall.log" \
+	"^not ok - $kernel: the guest did not finish \\(no closing token; its console stopped for [0-9]+ s\\)"
+caught quiet_console_counts_one_rerun "$work/stall.log" '^failed 1 reruns 1$'
 
 # OMIT_SUITES tells a guest to leave a suite out only where its glob
 # matches the kernel's name (tests/qemu/init says so in the TAP).
@@ -162,19 +191,27 @@ caught hung_suite_is_killed "$work/hang.log" \
 run silent 60 true > "$work/silent.log"
 caught suite_without_results_fails "$work/silent.log" \
 	'^not ok - silent: no test result at all'
-# A suite beside the others is judged as run judges one, when joined:
-# beside_fail one pass and one fail, between one pass, beside_hang killed
-# with no result (two faults, as run counts them).
+# Steps in a lane beside the main one are judged as run judges a suite,
+# when and in the order the main lane names them: beside_fail one pass
+# and one fail, between one pass, beside_hang killed with no result (two
+# faults, as run counts them), and a step whose lane ended before it
+# never ran (one fault).
 passed=0 failed=0 skipped=0
+beside() {
+	step beside_fail 60 printf 'TAP version 13\nok 1 a\nnot ok 2 b\n1..2\n'
+	step beside_hang 2 sh -c 'sleep 300 & sleep 300'
+}
 {
-	run_beside beside_fail 60 printf 'TAP version 13\nok 1 a\nnot ok 2 b\n1..2\n'
-	run_beside beside_hang 2 sh -c 'sleep 300 & sleep 300'
+	lane beside
 	run between 60 printf 'TAP version 13\nok 1 c\n1..1\n'
-	joined beside_fail
-	joined beside_hang
+	judged beside_fail
+	judged beside_hang
+	judged beside_never
 	echo "passed $passed failed $failed"
 } > "$work/beside.log"
-caught beside_suite_counts_its_results "$work/beside.log" '^passed 2 failed 3$'
+caught beside_suite_counts_its_results "$work/beside.log" '^passed 2 failed 4$'
+caught beside_suite_that_never_ran_fails "$work/beside.log" \
+	'^not ok - beside_never: never ran: its lane ended before it$'
 caught beside_suite_is_killed_at_its_limit "$work/beside.log" \
 	'^not ok - beside_hang: killed after its limit of 2 s$'
 passed=0 failed=0 skipped=0
