@@ -42,7 +42,7 @@ fi
 # kernels.sh find under the copy's own build dir.
 build=$work/build troot=$work/build/trixie-root
 "$top/tests/trixie-root.sh" link "$build"
-. "$top/tests/qemu/module.sh"
+. "$top/tests/qemu/lib.sh"
 
 kernels=$*
 if [ -z "$kernels" ]; then
@@ -148,9 +148,8 @@ section() {
 }
 
 for k in $kernels; do
-	kn=${k%%:*}
-	kdir=/usr/src/linux-headers-$kn
-	case $k in *:*:*) kdir=${k#*:*:} ;; esac
+	kernel_spec "$k"
+	kn=$rel
 	kos=$work/modules-$kn
 	rm -rf "$kos"
 	mkdir -p "$kos"
@@ -210,7 +209,7 @@ for k in $kernels; do
 				# the guest died with this mutant loaded
 				progress=1
 				bad=$(sed -n "/^pmaps-guest: mutant $name\$/,\$p" "$console" |
-					grep -aE -m 1 'BUG:|WARNING:|Oops|soft lockup|Kernel panic|Call Trace|detected stalls|blocked for more than')
+					grep -aE -m 1 "$kernel_problems")
 				verdict "$name" "$kn" "${bad:+a kernel problem: $bad}" \
 					"the guest stopped in it without a kernel problem; see $log"
 			else

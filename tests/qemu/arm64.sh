@@ -49,7 +49,7 @@ rt=$(cd "$troot/usr/src" && ls -d linux-headers-7.*-rt-arm64 2>/dev/null |
 	sort -V | tail -n 1)
 name="the module builds W=1 for ${rt#linux-headers-} without a warning"
 build=${BUILD:-$top/build}
-. "$top/tests/qemu/module.sh"
+. "$top/tests/qemu/lib.sh"
 if [ -n "$rt" ] &&
 	MODULE_HOOKS=n build_module rt-arm64 "$troot/usr/src/$rt" > "$build/module-rt-arm64.log" 2>&1; then
 	echo "ok - $name"

@@ -71,7 +71,7 @@ fi
 # Nothing to boot is no pass.
 [ -n "$(echo $kernels)" ] || die "no kernel to boot: tests/kernels.sh named none"
 
-. "$top/tests/qemu/module.sh"
+. "$top/tests/qemu/lib.sh"
 
 if [ "$mode" = modprobe ]; then
 	[ -d "${GUEST_ROOT:-}" ] || die "mode modprobe: GUEST_ROOT is no directory"
@@ -321,19 +321,7 @@ qemu_limit=${QEMU_TIMEOUT:-900}
 
 passed=0 failed=0 skipped=0 retried=0
 for spec in $kernels; do
-	case $spec in
-	*:*:*)
-		rel=${spec%%:*}
-		image=${spec#*:}
-		kdir=${image#*:}
-		image=${image%%:*}
-		;;
-	*)
-		rel=$spec
-		image=/boot/vmlinuz-$rel
-		kdir=/usr/src/linux-headers-$rel
-		;;
-	esac
+	kernel_spec "$spec"
 	[ -f "$image" ] || die "no kernel image $image: run tests/deps.sh"
 	arch=$(kernel_arch "$kdir")
 	eval "qemu=\$qemu_$arch"
@@ -362,7 +350,7 @@ for spec in $kernels; do
 		sed -i 's/\r$//' "$result"
 		finished=
 		grep -q '^pmaps-guest: done' "$result" && finished=1
-		bad=$(grep -aE 'BUG:|WARNING:|Oops|soft lockup|Kernel panic|Call Trace|detected stalls|blocked for more than' "$console" | head -5)
+		bad=$(grep -aE "$kernel_problems" "$console" | head -5)
 		died=
 		if [ -z "$finished" ] && [ -z "$bad" ]; then
 			if [ -n "$stalled" ]; then

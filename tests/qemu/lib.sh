@@ -1,9 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# Building the module for a kernel, as the guests, the mutants and the
-# arm64 checks do; sourced.  Needs $top, $build and $troot (the trixie
-# root, tests/trixie-root.sh).
+# What the guest harness's scripts share (tests/qemu/run.sh, arm64.sh and
+# tests/mutants/run.sh); sourced.  Needs $top, $build and $troot (the
+# trixie root, tests/trixie-root.sh).
 #
+#   kernel_spec SPEC    sets rel, image and kdir from a KERNEL argument of
+#                       tests/qemu/run.sh: a Debian release (its
+#                       /boot/vmlinuz and /usr/src/linux-headers) or
+#                       NAME:IMAGE:KDIR
+#   kernel_problems     the console lines that are a kernel problem, as an
+#                       extended regular expression (tests/qemu/init greps
+#                       the guest's dmesg for the same)
 #   kernel_arch KDIR    arm64 or amd64: what the headers in KDIR are for
 #   build_module TAG KDIR [FROM]
 #                       the module of tree FROM (default $top: its Kbuild
@@ -23,6 +30,24 @@
 # path.  A copy whose sources, headers and flags are those of its last
 # build is not built again: the harness's self-tests and make check's
 # steps build the same module for the same kernel many times.
+
+kernel_problems='BUG:|WARNING:|Oops|soft lockup|Kernel panic|Call Trace|detected stalls|blocked for more than'
+
+kernel_spec() {
+	case $1 in
+	*:*:*)
+		rel=${1%%:*}
+		image=${1#*:}
+		kdir=${image#*:}
+		image=${image%%:*}
+		;;
+	*)
+		rel=$1
+		image=/boot/vmlinuz-$rel
+		kdir=/usr/src/linux-headers-$rel
+		;;
+	esac
+}
 
 kernel_arch() {
 	if grep -q '^CONFIG_ARM64=y' "$1/.config" 2>/dev/null; then
