@@ -37,20 +37,11 @@ fi
 rm -rf "$results"
 mkdir -p "$results"
 status=0
+. "$top/tests/bench/guest.sh"
 for spec in $kernels; do
-	name=${spec%%:*}
-	QEMU_TIMEOUT=2400 BENCH_ARGS=$workloads PROFILE=$readers \
-		"$top/tests/qemu/run.sh" --mode bench "$spec" >&2 || status=1
-	out=$results/profile-$name.tsv
-	cp "$build/result-$name.log" "$out" 2>/dev/null || : > "$out"
-	if ! grep -q '^# bench: done' "$out"; then
-		echo "bench-profile: $name: the guest did not finish" >&2
+	out=$results/profile-${spec%%:*}.tsv
+	BENCH_ARGS=$workloads PROFILE=$readers bench_guest bench-profile "$spec" "$out" ||
 		status=1
-	fi
-	if grep -q '^fail' "$out"; then
-		grep '^fail' "$out" >&2
-		status=1
-	fi
 	awk -F '\t' '
 	$1 == "kernel" { printf "== kernel %s\n", $2 }
 	$1 == "profile" {

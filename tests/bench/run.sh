@@ -46,24 +46,12 @@ rm -rf "$results"
 mkdir -p "$results"
 status=0
 records=
+. "$top/tests/bench/guest.sh"
 for spec in $kernels; do
-	name=${spec%%:*}
-	# A full run takes ~10 min per kernel under TCG.
-	QEMU_TIMEOUT=2400 BENCH_ARGS=${smoke:+smoke} GUEST_BINS=$pt \
-		"$top/tests/qemu/run.sh" --mode bench "$spec" >&2 || status=1
-	out=$results/records-$name.tsv
-	cp "$build/result-$name.log" "$out" 2>/dev/null || : > "$out"
+	out=$results/records-${spec%%:*}.tsv
 	records="$records $out"
-	if ! grep -q '^# bench: done' "$out"; then
-		echo "bench: $name: the guest bench did not finish:" >&2
-		tail -n 5 "$out" >&2
+	BENCH_ARGS=${smoke:+smoke} GUEST_BINS=$pt bench_guest bench "$spec" "$out" ||
 		status=1
-	fi
-	if grep -q '^fail' "$out"; then
-		echo "bench: $name: a reader failed:" >&2
-		grep '^fail' "$out" >&2
-		status=1
-	fi
 done
 
 if [ -z "$smoke" ]; then
