@@ -57,9 +57,9 @@ stress=5
 # Documentation/reliability.rst shows ("Time limits"), measured with
 # everything beside it.
 #
-# kernel: the trixie root and the 7.x kernels and source (deps.sh
-# roots), then the patched kernel, built at the lowest priority on what
-# CPU the other lanes leave idle.
+# kernel: the kernels, the trixie root and the 7.x source (deps.sh
+# roots), then the patched kernel, built beside the other lanes as soon
+# as its source is there: the main lane boots it after the mutants.
 kernel_lane() {
 	step1 roots 1800 "$top/tests/deps.sh" roots
 	step1 prebuild 3600 "$top/tests/kernel/build.sh"
