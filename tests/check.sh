@@ -68,7 +68,7 @@ kernel_lane() {
 # about one core busy); the main lane boots the patched kernel's.
 guest_lane() {
 	await roots
-	step qemu 2400 env STRESS_SECONDS=$stress OMIT_SUITES="$omit_check" \
+	step qemu 3600 env STRESS_SECONDS=$stress OMIT_SUITES="$omit_check" \
 		"$top/tests/qemu/run.sh"
 	step qemu-arm64 3600 env STRESS_SECONDS=$stress OMIT_SUITES="$omit_check" \
 		"$top/tests/qemu/arm64.sh"
@@ -103,7 +103,7 @@ guest_lane() {
 	judged roots
 	check1 style_checkpatch 600 "$top/tests/style.sh"
 	run dkms 900 "$top/tests/dkms.sh"
-	run deb 900 "$top/tests/deb.sh"
+	run deb 1200 "$top/tests/deb.sh"
 	run selftest 1800 "$top/tests/selftest/run.sh"
 	# Faults the suites must catch.
 	run mutants 2400 "$top/tests/mutants/run.sh" --set "$([ -n "$all" ] && echo full || echo check)"

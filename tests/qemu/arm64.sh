@@ -25,7 +25,7 @@ kernels=$("$top/tests/kernels.sh" arm64) || {
 	exit 1
 }
 status=0
-# A guest suite's limit (tests/qemu/init: 240 s) is three times what it
+# A guest suite's limit (tests/qemu/init: 480 s) is three times what it
 # takes on amd64; TCG runs arm64 three to four times slower.  The limits
 # are three times what the slowest suite and guest took
 # (Documentation/reliability.rst, "Time limits"): resources 313 s on

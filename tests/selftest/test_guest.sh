@@ -49,7 +49,7 @@ if st_copy "$c" &&
 	st_sed "$c" tests/guest/core.sh 's|"$TARGET" "$dir" hold|"$TARGET" "$dir/missing" hold|' &&
 	st_sed "$c" tests/guest/demo.c 's/^\tprintf("%d\\n", getpid());$/\treturn 1;/' &&
 	st_sed "$c" tests/guest/compare.sh 's/^tap_plan 6$/&\nsleep 100000/' &&
-	st_sed "$c" tests/qemu/init 's/^suite_limit=240$/suite_limit=45/'; then
+	st_sed "$c" tests/qemu/init 's/^suite_limit=480$/suite_limit=45/'; then
 	boot leak /lifecycle.sh,/pmaps_cli.sh,/compare.sh,/core.sh
 fi
 log=$work/leak.log
