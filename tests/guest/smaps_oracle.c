@@ -124,7 +124,7 @@ static enum outcome compare(const struct smaps_rule *rule)
 static enum outcome test_smaps_rss(void)
 {
 	static const struct smaps_rule rule = {
-		SMAPS_RSS, 0, "resident", false,
+		SMAPS_RSS, 0, "resident", false, NULL,
 	};
 
 	return compare(&rule);
@@ -134,7 +134,7 @@ static enum outcome test_smaps_dirty(void)
 {
 	static const struct smaps_rule rule = {
 		SMAPS_DIRTY, SMAPS_FLAG(PTE_DIRTY) | SMAPS_FLAG(DIRTY),
-		"with P or D", false,
+		"with P or D", false, NULL,
 	};
 
 	return compare(&rule);
@@ -144,7 +144,7 @@ static enum outcome test_smaps_referenced(void)
 {
 	static const struct smaps_rule rule = {
 		SMAPS_REFERENCED, SMAPS_FLAG(YOUNG) | SMAPS_FLAG(REFERENCED),
-		"with Y or R", false,
+		"with Y or R", false, NULL,
 	};
 
 	return compare(&rule);
@@ -159,7 +159,7 @@ static enum outcome test_smaps_referenced(void)
 static enum outcome test_smaps_pss(void)
 {
 	static const struct smaps_rule rule = {
-		SMAPS_PSS, 0, "resident", false,
+		SMAPS_PSS, 0, "resident", false, NULL,
 	};
 
 	return compare(&rule);
