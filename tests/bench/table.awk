@@ -31,6 +31,13 @@ function verdict(ok) {
 	return ok ? "holds" : "MISSED"
 }
 
+# The verdict of a target on times, which a tick-stepped clock cannot give.
+function timed_verdict(ok) {
+	if (coarse_clock != "")
+		return "not judged (clock " coarse_clock ")"
+	return verdict(ok)
+}
+
 FILENAME ~ /userspace\.txt$/ {
 	if ($0 ~ /lines\/s$/) {
 		n = split($0, word, " ")
@@ -55,6 +62,7 @@ FILENAME ~ /userspace\.txt$/ {
 
 FNR == 1 { k = ++nk }
 $1 == "kernel" { kernel[k] = $2 }
+$1 == "clock" { clock[k] = $2 }
 $1 == "workload" {
 	if (!(($2) in wseen)) {
 		wseen[$2] = 1
@@ -105,6 +113,12 @@ $1 == "scale" && $2 == "sparse" {
 END {
 	for (k = 1; k <= nk; k++) {
 		printf "== kernel %s\n", kernel[k]
+		# jiffies and refined-jiffies tick in 1/HZ s: a reader's time
+		# is a count of ticks, and a ratio of two counts means nothing.
+		coarse_clock = clock[k] ~ /jiffies/ ? clock[k] : ""
+		if (coarse_clock != "")
+			printf "clock: %s, in steps of a tick: times and ratios are not measurements, targets on times not judged\n",
+			       coarse_clock
 		# /scan: against the PAGEMAP_SCAN ioctl, binary and without
 		# young or dirty, where the kernel has it (v6.7+).
 		printf "%-10s %-12s %10s %5s %9s %8s %7s %7s %7s %7s\n",
@@ -135,6 +149,7 @@ END {
 		targets(k)
 		print ""
 	}
+	coarse_clock = ""
 	if (userspace_rate != "")
 		printf "userspace: pmaps parse + view %.2fM range lines/s (target >= 1M): %s\n",
 		       userspace_rate / 1e6, verdict(userspace_rate >= 1e6)
@@ -165,7 +180,7 @@ function targets(k,    i, src, a, b, w, worst, x, key) {
 		b = t[k, "dense", "smaps"]
 		if (a && b)
 			printf "target dense: %s <= 0.7 x smaps: %s x: %s\n",
-			       src, ratio(a, b), verdict(a <= 0.7 * b)
+			       src, ratio(a, b), timed_verdict(a <= 0.7 * b)
 		# issue 31: THP 256 MiB, beside PAGEMAP_SCAN (the /scan
 		# column).  A cat costs more than either walk of 128 THPs, so
 		# the kernel's share is compared where both have it: read(2)
@@ -175,17 +190,17 @@ function targets(k,    i, src, a, b, w, worst, x, key) {
 		if (a && b)
 			printf "target thp256: %s-read <= 0.5 x smaps-read: %s x (%s x PAGEMAP_SCAN): %s\n",
 			       src, ratio(a, b), ratio(a, t[k, "thp256", "pagemap-scan"]),
-			       verdict(a <= 0.5 * b)
+			       timed_verdict(a <= 0.5 * b)
 		a = t[k, "thp256", src]
 		b = t[k, "thp256", "smaps"]
 		if (a && b)
 			printf "target thp256: %s <= 0.5 x cat smaps: %s x: %s\n",
-			       src, ratio(a, b), verdict(a <= 0.5 * b)
+			       src, ratio(a, b), timed_verdict(a <= 0.5 * b)
 		a = t[k, "scattered", "page-types"]
 		b = t[k, "scattered", src]
 		if (a && b)
 			printf "target scattered: %s >= 20 x faster than page-types -l -M: %s x: %s\n",
-			       src, ratio(a, b), verdict(a >= 20 * b)
+			       src, ratio(a, b), timed_verdict(a >= 20 * b)
 		# What the text costs (issue 31): the module's read(2) with and
 		# without its text (bench_no_text), beside page-types and
 		# PAGEMAP_SCAN.  Were the text free, page-types / the walk
@@ -201,7 +216,7 @@ function targets(k,    i, src, a, b, w, worst, x, key) {
 			printf "target sparse: %s cost within 2 x from 1 GiB to 64 TiB: %s x (%.1f to %.1f ms): %s\n",
 			       src, ratio(smax[key], smin[key]),
 			       smin[key] / 1e6, smax[key] / 1e6,
-			       verdict(smax[key] <= 2 * smin[key])
+			       timed_verdict(smax[key] <= 2 * smin[key])
 		worst = 0
 		for (x = 1; x <= nw; x++) {
 			key = k SUBSEP worder[x] SUBSEP src
@@ -225,12 +240,12 @@ function targets(k,    i, src, a, b, w, worst, x, key) {
 			printf "target stall p99: the target's mmap/munmap p99 with 1 module reader %.1f us, alone %.1f us (medians %.1f, %.1f us): %s x: %s\n",
 			       a, b, lat_median[k, "readers"],
 			       lat_median[k, "alone"], ratio(a, b),
-			       vma_locks[k] ? verdict(a <= 2 * b) : "no target (mmap lock)"
+			       vma_locks[k] ? timed_verdict(a <= 2 * b) : "no target (mmap lock)"
 		a = lat_worst[k, "readers"]
 		b = lat_worst[k, "alone"]
 		printf "target stall worst: the target's worst mmap/munmap with 1 module reader %.1f us, alone %.1f us: %s x: %s\n",
 		       a, b, ratio(a, b),
-		       vma_locks[k] ? verdict(a <= 3 * b) : "no target (mmap lock)"
+		       vma_locks[k] ? timed_verdict(a <= 3 * b) : "no target (mmap lock)"
 	}
 	# A per-range allocation of 8 bytes would add 8 bytes per range line
 	# to each open file; take an eighth of that as the line.
