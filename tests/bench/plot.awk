@@ -3,6 +3,8 @@
 # resident pages (dense, 64 MiB to 1 GiB) and time against virtual size
 # (sparse, 1000 pages in 1 GiB to 64 TiB), one line per kernel and reader.
 # x is logarithmic (each point doubles or grows 16 times), y linear from 0.
+# A kernel whose clock ticked in jiffies (tests/bench/table.awk) is not
+# drawn, and a line under the panels says so.
 #
 #   awk -f tests/bench/plot.awk records-KERNEL.tsv... > scaling.svg
 BEGIN {
@@ -13,7 +15,11 @@ BEGIN {
 }
 FNR == 1 { k++ }
 $1 == "kernel" { kernel[k] = $2 }
-$1 == "scale" {
+$1 == "clock" && $2 ~ /jiffies/ {
+	coarse[k] = $2
+	undrawn = undrawn (undrawn == "" ? "" : "; ") kernel[k] " (clock " $2 ")"
+}
+$1 == "scale" && !(k in coarse) {
 	s = $2 == "dense" ? 1 : 2
 	line = kernel[k] " " $3
 	if (!((s, line) in seen)) {
@@ -50,7 +56,8 @@ function nice(v,    m) {
 	return m * 10
 }
 END {
-	printf "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" font-size=\"12\">\n", L + 2 * W + GAP + 30, T + H + 60 + 16 * (nl[1] > nl[2] ? nl[1] : nl[2])
+	legend = T + H + 60 + 16 * (nl[1] > nl[2] ? nl[1] : nl[2])
+	printf "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" font-size=\"12\">\n", L + 2 * W + GAP + 30, legend + (undrawn != "" ? 20 : 0)
 	printf "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
 	title[1] = "dense: time against resident pages"
 	title[2] = "sparse: time against virtual size (1000 pages)"
@@ -80,5 +87,7 @@ END {
 		}
 		printf "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>\n", ox[s] + W / 2, T + H + 30, s == 1 ? "resident 4 KiB pages" : "VMA size"
 	}
+	if (undrawn != "")
+		printf "<text x=\"%d\" y=\"%d\">not drawn, times in steps of a tick: %s</text>\n", L, legend + 4, undrawn
 	print "</svg>"
 }

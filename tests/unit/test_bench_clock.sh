@@ -5,7 +5,8 @@
 # clock measures them: a guest on jiffies or refined-jiffies (its TSC
 # calibration failed under TCG) times in steps of a tick, so those
 # targets are not judged and the table says why; targets on bytes still
-# are.  Prints TAP.
+# are.  tests/bench/plot.awk does not draw such a guest's series and says
+# so.  Prints TAP.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -24,6 +25,8 @@ records() {
 	printf 'workload\tdense\t512 MiB anonymous, all written\n'
 	printf 'row\tdense\tmodule\t60000000\t5\t2400\t100\t100\t2400\n'
 	printf 'row\tdense\tsmaps\t100000000\t5\t9000\t300\t0\t0\n'
+	printf 'scale\tdense\tmodule\t16384\t20000000\n'
+	printf 'scale\tdense\tmodule\t32768\t40000000\n'
 }
 table() {
 	run awk -f "$top/tests/bench/table.awk" "$@"
@@ -56,5 +59,12 @@ result clock_judged_per_kernel
 table "$tmp/old.tsv"
 grep -qx 'target dense: module <= 0.7 x smaps: 0.60 x: holds' "$tmp/out"
 result records_without_clock_judged
+
+awk -f "$top/tests/bench/plot.awk" "$tmp/tick.tsv" "$tmp/tsc.tsv" > "$tmp/svg"
+[ "$(grep -c '<polyline' "$tmp/svg")" = 1 ] &&
+	grep -q '>tsc-kernel module</text>' "$tmp/svg" &&
+	! grep -q '>tick-kernel module</text>' "$tmp/svg" &&
+	grep -q '>not drawn, times in steps of a tick: tick-kernel (clock refined-jiffies)</text>' "$tmp/svg"
+result tick_clock_not_drawn
 
 tap_done
