@@ -24,11 +24,15 @@ target_pid=
 ne_pid=
 victims_pid=
 zombie_parent=
+first_victim=
 cleanup() {
 	[ -n "$ne_pid" ] && kill "$ne_pid" 2>/dev/null
 	[ -n "$victims_pid" ] && pkill -KILL -P "$victims_pid" 2>/dev/null
 	[ -n "$zombie_parent" ] && kill -KILL "$zombie_parent" 2>/dev/null
 	[ -n "$target_pid" ] && kill -KILL "$target_pid" 2>/dev/null
+	[ -n "$first_victim" ] && kill -KILL "$first_victim" 2>/dev/null
+	[ -s "$tmp/second-victim" ] &&
+		kill -KILL "$(cat "$tmp/second-victim")" 2>/dev/null
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -42,7 +46,7 @@ tests_ne="node_exporter_serves_pmaps_series served_values_match_summary
 tests="script_writes_selected_names $tests_ne
 	selects_cgroup top_rss_selection max_processes_bound
 	zombie_left_out_of_the_selection
-	processes_ending_one_per_try_are_left_out
+	processes_ending_one_per_try_are_left_out all_selected_ended_selects_again
 	timeout_bound_keeps_old_file missing_directory_writes_nothing
 	bad_config_exit_2 no_selection_writes_nothing
 	systemd_units_verify dashboard_parses dashboard_queries_exported_families
@@ -340,6 +344,60 @@ diag "$tmp/err"
 kill -KILL "$zombie_parent" 2>/dev/null
 wait "$victims_pid" "$zombie_parent" 2>/dev/null
 victims_pid=
+
+# Every selected process ends before its export, as the largest
+# processes of a build machine do: the script selects again, and writes
+# what the new selection found (here a new process of the same name).
+aname=pmtfa$$
+cp "$(command -v sleep)" "$tmp/$aname"
+"$tmp/$aname" 600 &
+first_victim=$!
+i=0
+while [ "$(cat "/proc/$first_victim/comm" 2>/dev/null)" != "$aname" ] &&
+      [ $i -lt $((100 * slow)) ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
+cat > "$tmp/all-gone-pmaps" <<EOF
+#!/bin/sh
+# the first export: every selected process ends, another of the name
+# starts, and the export fails as pmaps' does
+if [ ! -e "$tmp/all-gone-once" ]; then
+	: > "$tmp/all-gone-once"
+	kill -KILL $first_victim
+	i=0
+	while [ \$i -lt 200 ]; do
+		case \$(sed 's/.*) //' "/proc/$first_victim/stat" 2>/dev/null | cut -d' ' -f1) in
+		'' | Z | X) break ;;
+		esac
+		sleep 0.05
+		i=\$((i + 1))
+	done
+	"$tmp/$aname" 600 > /dev/null 2>&1 &
+	echo \$! > "$tmp/second-victim"
+	# named once it has exec'd: only then can a selection find it
+	i=0
+	while [ "\$(cat "/proc/\$!/comm" 2>/dev/null)" != "$aname" ] && [ \$i -lt 200 ]; do
+		sleep 0.05
+		i=\$((i + 1))
+	done
+	echo "pmaps export: no process $first_victim" >&2
+	exit 1
+fi
+exec "$PMAPS" "\$@"
+EOF
+chmod +x "$tmp/all-gone-pmaps"
+conf "$tmp/all-gone.conf" "PMAPS_NAMES=$aname" "PMAPS=$tmp/all-gone-pmaps"
+run sh "$script" "$tmp/all-gone.conf"
+second_victim=$(cat "$tmp/second-victim" 2>/dev/null)
+[ "$rc" = 0 ] && [ -n "$second_victim" ] &&
+	[ "$(pids "$out")" = "$second_victim" ] &&
+	grep -qx "pmaps-textfile: all 1 selected processes ended meanwhile; selecting again" "$tmp/err"
+result all_selected_ended_selects_again
+diag "$tmp/err"
+[ -n "$second_victim" ] && kill -KILL "$second_victim" 2>/dev/null
+wait "$first_victim" 2>/dev/null
+first_victim=
 
 # the bound on time: a pmaps that never ends is ended after
 # PMAPS_TIMEOUT, nothing is written, and the last file stays
