@@ -405,10 +405,12 @@ result perf_file_mode_huge_data_then_zeros
 # say, as the file itself is.  It follows the idle target, which it
 # snapshots as it starts and as SIGINT stops it: a command of its own
 # (sleep 0.3) could end before the first interval on a busy machine,
-# and then the file had no snapshot to break below.
+# and then the file had no snapshot to break below.  SIGINT comes after
+# 0.3 s times $slow: under valgrind pmaps had not yet set its handler at
+# 0.3 s and died of the signal, writing nothing.
 fresh
-(cd "$tmp/w" && timeout -k 10 -s INT 0.3 "$PMAPS" record --snapshot-every 0.05 \
-	-p "$target" 2> /dev/null)
+(cd "$tmp/w" && timeout -k 10 -s INT "$(awk -v s="$slow" 'BEGIN { print 0.3 * s }')" \
+	"$PMAPS" record --snapshot-every 0.05 -p "$target" 2> /dev/null)
 if [ -s "$tmp/w/perf.data" ]; then
 	"$PMAPS" perf -i "$tmp/w/perf.data" 2>&1 |
 		sed "s|$tmp/w/perf.data|FILE|" > "$tmp/want"
