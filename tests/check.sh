@@ -128,7 +128,8 @@ guest_lane() {
 		echo $(($1 + $2 + $3))
 	}
 	unit_n=$(results unit)
-	repeats=$(($(results unit-asan) + ${all:+$(results unit-valgrind)}0))
+	repeats=$(results unit-asan)
+	[ -n "$all" ] && repeats=$((repeats + $(results unit-valgrind)))
 	echo "# $((passed + failed + skipped - repeats)) distinct tests; the $unit_n host tests ran again under ASan/UBSan${all:+ and valgrind}: $repeats of the results are repetitions"
 	totals
 } 2>&1 | tee "$log"
