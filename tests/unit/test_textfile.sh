@@ -298,6 +298,23 @@ kill -KILL "$zombie_parent" 2>/dev/null
 wait "$zombie_parent" 2>/dev/null
 zombie_parent=
 
+# Ends process $1, and returns once it has gone or is a zombie (for at
+# most 10 s): the wrappers below stand for processes that end between
+# selection and export.
+cat > "$tmp/end-process" <<'EOF'
+#!/bin/sh
+kill -KILL "$1"
+i=0
+while [ $i -lt 200 ]; do
+	case $(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1) in
+	'' | Z | X) break ;;
+	esac
+	sleep 0.05
+	i=$((i + 1))
+done
+EOF
+chmod +x "$tmp/end-process"
+
 # Three more selected processes that end one per export, as on a machine
 # where processes come and go: each try leaves out those that ended, and
 # the fourth writes the one that stayed.  Two have a parent shell that
@@ -315,15 +332,7 @@ cat > "$tmp/churn-pmaps" <<EOF
 # the first selected victim ends, and the export fails as pmaps' does
 for a; do
 	[ "\$(cat "/proc/\$a/comm" 2>/dev/null)" = "$vname" ] || continue
-	kill -KILL "\$a"
-	i=0
-	while [ \$i -lt 200 ]; do
-		case \$(sed 's/.*) //' "/proc/\$a/stat" 2>/dev/null | cut -d' ' -f1) in
-		'' | Z | X) break ;;
-		esac
-		sleep 0.05
-		i=\$((i + 1))
-	done
+	"$tmp/end-process" "\$a"
 	echo "pmaps export: process \$a ended" >&2
 	exit 1
 done
@@ -364,15 +373,7 @@ cat > "$tmp/all-gone-pmaps" <<EOF
 # starts, and the export fails as pmaps' does
 if [ ! -e "$tmp/all-gone-once" ]; then
 	: > "$tmp/all-gone-once"
-	kill -KILL $first_victim
-	i=0
-	while [ \$i -lt 200 ]; do
-		case \$(sed 's/.*) //' "/proc/$first_victim/stat" 2>/dev/null | cut -d' ' -f1) in
-		'' | Z | X) break ;;
-		esac
-		sleep 0.05
-		i=\$((i + 1))
-	done
+	"$tmp/end-process" $first_victim
 	"$tmp/$aname" 600 > /dev/null 2>&1 &
 	echo \$! > "$tmp/second-victim"
 	# named once it has exec'd: only then can a selection find it
