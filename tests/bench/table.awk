@@ -149,7 +149,6 @@ END {
 		targets(k)
 		print ""
 	}
-	coarse_clock = ""
 	if (userspace_rate != "")
 		printf "userspace: pmaps parse + view %.2fM range lines/s (target >= 1M): %s\n",
 		       userspace_rate / 1e6, verdict(userspace_rate >= 1e6)
