@@ -564,7 +564,7 @@ static enum outcome test_kernel_memory_per_open_file(void)
 	long long per_file;
 	bool ok = false;
 
-	if (kernel_kb() < 0)
+	if (meminfo_kb("Slab") < 0)
 		return skip("no Slab line in /proc/meminfo");
 	if (open_files_measured(&f))
 		goto out;
@@ -597,7 +597,7 @@ static enum outcome test_closed_files_give_memory_back(void)
 	struct open_files f;
 	bool ok = false;
 
-	if (kernel_kb() < 0)
+	if (meminfo_kb("Slab") < 0)
 		return skip("no Slab line in /proc/meminfo");
 	if (kasan_quarantines())
 		return skip("KASAN quarantines freed objects; the plain kernel's suites judge what closing frees");
