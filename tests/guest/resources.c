@@ -741,9 +741,9 @@ out:
  * tell them apart under TCG, where one host preemption decides it.  So
  * the target's calls are timed in LAT_ROUNDS interleaved rounds, each a
  * phase alone then one with readers, each phase LAT_PHASE_READS full reads
- * long (with readers, and on until one of their reads has ended, so that
- * each such phase holds one): a reader holding the lock for a read shows
- * in nearly every
+ * long, or down to one where LAT_PHASES_BUDGET_NS says (with readers, and
+ * on until one of their reads has ended, so that each such phase holds
+ * one): a reader holding the lock for a read shows in nearly every
  * readers' phase, a preemption in one.  What is judged is the median over
  * the rounds of each phase's worst call, with readers minus alone: under
  * half of one full read.
@@ -758,6 +758,13 @@ out:
 #define LAT_IDLE_WAIT_NS	30000000000ULL
 /* a phase with readers waits this long at most for one read to end */
 #define LAT_MAX_PHASE_NS	60000000000ULL
+/*
+ * The rounds' phases together, past the reads they wait for: a quarter of
+ * the test's alarm.  LAT_PHASE_READS reads of 2.8 s (TCG arm64) or 1.6 s
+ * (KASAN and lockdep) made 14 phases of 17 s or 10 s, and the alarm rang;
+ * a shorter phase still holds one whole read.
+ */
+#define LAT_PHASES_BUDGET_NS	(TEST_TIMEOUT_SEC * 1000000000ULL / 4)
 
 struct lat_shared {
 	int stop_readers;
@@ -989,6 +996,7 @@ static enum outcome test_mmap_latency_under_reader(void)
 	const char *nr_env = getenv("PMAPS_LAT_READERS");
 	char path[PATH_MAX], label[24], ready;
 	double read_ms[3], excess_ms;
+	uint64_t read_ns;
 	long long avail_mib;
 	bool ok = false;
 
@@ -1049,7 +1057,17 @@ static enum outcome test_mmap_latency_under_reader(void)
 	tap_diag("one full read of %zu bytes (%lu ranges) takes %.1f ms",
 		 text.len, LAT_RANGES, read_ms[0]);
 	/* long enough that a whole-read lock hold shows in each phase */
-	sh->phase_ns = (uint64_t)(read_ms[0] * 1e6) * LAT_PHASE_READS;
+	read_ns = (uint64_t)(read_ms[0] * 1e6);
+	sh->phase_ns = read_ns * LAT_PHASE_READS;
+	if (sh->phase_ns > LAT_PHASES_BUDGET_NS / (2 * LAT_ROUNDS)) {
+		sh->phase_ns = LAT_PHASES_BUDGET_NS / (2 * LAT_ROUNDS);
+		if (sh->phase_ns < read_ns)
+			sh->phase_ns = read_ns;
+		tap_diag("phases cut to %.0f ms from %d reads' %.0f ms: %d phases share %llu s, each at least one read",
+			 sh->phase_ns / 1e6, LAT_PHASE_READS,
+			 read_ns * LAT_PHASE_READS / 1e6, 2 * LAT_ROUNDS,
+			 LAT_PHASES_BUDGET_NS / 1000000000ULL);
+	}
 	if (sh->phase_ns < LAT_MIN_PHASE_NS)
 		sh->phase_ns = LAT_MIN_PHASE_NS;
 
