@@ -313,9 +313,9 @@ boot() {
 extra_cmdline=" damon_stat.enabled=N"
 [ "$mode" = bench ] && extra_cmdline="$extra_cmdline tsc=reliable"
 # QEMU_TIMEOUT: seconds a whole guest may run; a Debian amd64 guest took
-# 150 s alone with the race stress at 5 s, and 318 s in make check beside
-# the other lanes.
-qemu_limit=${QEMU_TIMEOUT:-1200}
+# 150 s alone with the race stress at 5 s, 318 s in make check beside the
+# other lanes, and up to 479 s in make check-all (race stress at 60 s).
+qemu_limit=${QEMU_TIMEOUT:-1500}
 # SUITE_LIMIT: seconds a guest suite may run, for a slow kernel (the
 # guest's init has its default).
 [ -n "${SUITE_LIMIT:-}" ] && extra_cmdline="$extra_cmdline pmaps.suite_limit=$SUITE_LIMIT"
