@@ -28,6 +28,11 @@ times= cpu_times=
 began=$(date +%s)
 # The background lanes' process ids (lane), for await.
 lanes=
+# Lanes wait for a step's .done file (await): one left in $build by an
+# earlier run would let a lane go on before the step it waits for had
+# run (a make check-all after a make check in the same build/ booted its
+# guests before the roots step had put their kernels in the trixie root).
+rm -f "$build"/suite-*.done
 
 # fail TEXT: a fault of the harness's own finding, one "not ok" line.
 fail() {

@@ -214,6 +214,21 @@ caught beside_suite_that_never_ran_fails "$work/beside.log" \
 	'^not ok - beside_never: never ran: its lane ended before it$'
 caught beside_suite_is_killed_at_its_limit "$work/beside.log" \
 	'^not ok - beside_hang: killed after its limit of 2 s$'
+# A .done an earlier run left for a step is not this run's: a lane's
+# await waits for the step to run again (here, after a second).
+printf 'one 1 60 0 0 0\n' > "$build/suite-stale.done"
+. "$top/tests/harness.sh"
+passed=0 failed=0 skipped=0
+later() {
+	sleep 1
+	step1 stale 60 true
+}
+{
+	lane later
+	judged stale
+	echo "passed $passed failed $failed"
+} > "$work/stale.log"
+caught earlier_runs_done_is_not_awaited "$work/stale.log" '^passed 1 failed 0$'
 passed=0 failed=0 skipped=0
 run skips 60 printf 'TAP version 13\nok 1 a # SKIP no THP\n1..1\n' > "$work/skips.log"
 totals >> "$work/skips.log"
