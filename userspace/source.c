@@ -281,10 +281,10 @@ void pmaps_put_name(FILE *out, const char *name)
  */
 enum pmaps_status pmaps_check_memory(int pid, char *err, size_t errlen)
 {
-	bool kthread;
+	bool kthread, exiting;
 	char state;
 
-	if (pmaps_proc_state(pid, &state, &kthread))
+	if (pmaps_proc_state(pid, &state, &kthread, &exiting))
 		return PMAPS_OK;	/* gone or unreadable: let the caller say */
 	if (state == 'Z') {
 		say(err, errlen, "pmaps: PID %d is a zombie: it has no memory left",

@@ -14,7 +14,8 @@
 #include "cgroup.h"
 #include "pmaps.h"
 
-#define PF_KTHREAD	0x00200000	/* include/linux/sched.h */
+#define PF_EXITING	0x00000004	/* include/linux/sched.h */
+#define PF_KTHREAD	0x00200000
 /* cgroup v2 nests at most this deep by default (cgroup.max.depth); a
  * bound keeps a bind-mount loop from recursing for ever. */
 #define MAX_DEPTH	64
@@ -224,7 +225,7 @@ int pmaps_cgroup_pids(const char *dir, int **pids, char *err, size_t errlen)
 	return (int)n;
 }
 
-int pmaps_proc_state(int pid, char *state, bool *kthread)
+int pmaps_proc_state(int pid, char *state, bool *kthread, bool *exiting)
 {
 	char path[64], text[1024], cmdline[8];
 	unsigned long long flags = 0;
@@ -247,6 +248,7 @@ int pmaps_proc_state(int pid, char *state, bool *kthread)
 			 &flags) != 2)
 		return -1;
 	*kthread = false;
+	*exiting = flags & PF_EXITING;
 	if (!(flags & PF_KTHREAD))
 		return 0;
 	/* and no command line, as a kernel thread has none */
@@ -261,10 +263,15 @@ int pmaps_proc_state(int pid, char *state, bool *kthread)
 
 bool pmaps_pid_gone(int pid)
 {
-	bool kthread;
+	bool kthread, exiting;
 	char state;
 
-	if (pmaps_proc_state(pid, &state, &kthread))
+	if (pmaps_proc_state(pid, &state, &kthread, &exiting))
 		return true;
-	return state == 'Z' || state == 'X' || kthread;
+	/*
+	 * A process being killed has let its memory go (exit_mm()) before it
+	 * is a zombie: /proc/PID/pagemap's open fails with ESRCH then, while
+	 * its state letter still reads R or D.
+	 */
+	return state == 'Z' || state == 'X' || exiting || kthread;
 }

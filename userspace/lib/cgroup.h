@@ -35,14 +35,16 @@ int pmaps_cgroup_pids(const char *dir, int **pids, char *err, size_t errlen);
 
 /*
  * What /proc says of process pid: its state letter from /proc/PID/stat
- * ('Z' a zombie) and whether it is a kernel thread (PF_KTHREAD, and no
- * command line).  -1 when it is gone or its stat cannot be read.
+ * ('Z' a zombie), whether it is a kernel thread (PF_KTHREAD, and no
+ * command line) and whether it is exiting (PF_EXITING).  -1 when it is
+ * gone or its stat cannot be read.
  */
-int pmaps_proc_state(int pid, char *state, bool *kthread);
+int pmaps_proc_state(int pid, char *state, bool *kthread, bool *exiting);
 
 /*
- * Whether process pid has ended, is a zombie or is a kernel thread: a
- * member of a group that has nothing to read, which is not an error.
+ * Whether process pid has ended, is ending, is a zombie or is a kernel
+ * thread: a member of a group that has nothing to read, which is not an
+ * error.
  */
 bool pmaps_pid_gone(int pid);
 
