@@ -9,7 +9,8 @@
 # tested on a directory whose cgroup.procs names a process already gone,
 # which no timing can make flaky.  pmaps watch --cgroup: two frames that
 # list the three; then, frame by frame, a fourth moved into the group
-# appears and a member killed is gone, with no error.  Each step waits
+# appears and a member killed is gone, with no error; five killed while
+# they free their memory are gone too.  Each step waits
 # for the frame that shows the last one, polling with a bound.  The
 # cgroup is removed at the end.
 # Needs root and a writable cgroup2 mount.  Prints TAP.  PMAPS names the
@@ -22,12 +23,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 pids=
 group=
 watch_pid=
+holders=
 cleanup() {
 	[ -n "$watch_pid" ] && kill "$watch_pid" 2>/dev/null
-	kill_all $pids
+	kill_all $pids $holders
 	# the children first; a cgroup goes once it has no process
 	if [ -n "$group" ]; then
-		rmdir "$group/sub" "$group/empty" 2>/dev/null
+		rmdir "$group/sub" "$group/empty" "$group/killed" 2>/dev/null
 		rmdir "$group" 2>/dev/null
 	fi
 	rm -rf "$tmp"
@@ -39,7 +41,7 @@ tests="lists_exactly_the_members rows_match_each_summary total_is_the_sum
 	default_view_group_line relative_path empty_group vanished_member_skipped
 	not_a_cgroup export_has_the_members wss_rows_the_members
 	wss_total_is_the_sum wss_gone_and_appeared wss_usage watch_two_frames
-	watch_member_appears watch_member_gone"
+	watch_member_appears watch_member_gone watch_members_killed_are_gone"
 
 skip_all() {
 	for t in $tests; do skip "$t" "$1"; done
@@ -68,7 +70,7 @@ mkdir "$group" 2> "$tmp/mkdir.err" || {
 	group=
 	fail_all "cannot make a cgroup under $mnt: $(cat "$tmp/mkdir.err")"
 }
-mkdir "$group/sub" "$group/empty"
+mkdir "$group/sub" "$group/empty" "$group/killed"
 
 # stopped_sleep: a stopped sleep 1000 in $p, added to $pids
 stopped_sleep() {
@@ -344,5 +346,85 @@ result watch_member_appears
 	! frame "$last" "$tmp/live" | grep -q "^--- process $gone"
 result watch_member_gone
 [ "$rc" = 0 ] && [ ! -s "$tmp/err" ] || diag "$tmp/err"
+
+# Members killed while a watch reads them.  Each holds 64 MiB, so after
+# SIGKILL exit_mm() takes a while to free it, and meanwhile the process is
+# neither running nor a zombie yet its /proc/PID/pagemap fails with ESRCH:
+# pmaps must count it gone there too, not stop with an error.  Frames
+# come every 10 ms, so some land in that window.  The frame after the
+# last one seen at the last kill may have begun before it and still list
+# that member; the next lists none.  Each holder is a dd blocked writing
+# a 64 MiB block into a FIFO nobody reads (this shell holds it open for
+# reading), so it uses no CPU.
+mkfifo "$tmp/hold"
+exec 8<> "$tmp/hold"
+: > "$tmp/live"
+: > "$tmp/err"
+moved=0
+for i in 1 2 3 4 5; do
+	dd if=/dev/zero of="$tmp/hold" bs=64M count=2 2> /dev/null &
+	holders="$holders $!"
+	echo "$!" > "$group/killed/cgroup.procs" && moved=$((moved + 1))
+done
+# held when dd's RSS has its 64 MiB (65536 kB), or when it has ended
+held() {
+	for p in $holders; do
+		kb=$(awk '$1 == "VmRSS:" { print $2 }' "/proc/$p/status" 2> /dev/null)
+		[ -z "$kb" ] || [ "$kb" -ge 65536 ] || return 1
+	done
+}
+i=0
+until held || [ $i -ge $((600 * slow)) ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
+all_gone=
+after=
+if [ "$moved" != 5 ] || ! held; then
+	echo "# the 5 holders were not in $group/killed with 64 MiB each"
+else
+	"$PMAPS" watch --source=pagemap --cgroup "$group/killed" -i 0.01 \
+		> "$tmp/live" 2> "$tmp/err" &
+	watch_pid=$!
+	if wait_for_line "$tmp/live" "^=== frame 1\$"; then
+		for p in $holders; do
+			kill -KILL "$p"
+			wait "$p" 2> /dev/null
+		done
+		all_gone=1
+		n=$(sed -n 's/^=== frame \([0-9]*\)$/\1/p' "$tmp/live" | tail -n 1)
+		after=$((n + 2))
+		wait_for_line "$tmp/live" "^=== frame $((after + 1))\$" ||
+			echo "# no frame $((after + 1)) after the kills"
+	else
+		echo "# pmaps watch showed no frame 1"
+	fi
+	# still running: an error would have ended it
+	alive "$watch_pid" || echo "# pmaps watch ended by itself"
+	kill -TERM "$watch_pid"
+	wait_gone "$watch_pid" 600 0.05 "pmaps watch --cgroup after SIGTERM"
+	watch_pid=
+fi
+holders=
+exec 8<&-
+never_gone=
+[ -n "$all_gone" ] && for p in $(sed -n 's/^--- process \([0-9]*\)$/\1/p' \
+	"$tmp/live" | sort -un); do
+	grep -qx -- "--- process $p gone" "$tmp/live" || never_gone="$never_gone $p"
+done
+killed_diag() {
+	echo "# exit status ${rc:-}; stderr, then the last 20 lines of the watch:"
+	diag "$tmp/err"
+	tail -n 20 "$tmp/live" | diag
+	[ -z "$never_gone" ] || echo "# listed but never gone:$never_gone"
+}
+result_diag=killed_diag
+[ -n "$all_gone" ] && [ "$rc" = 0 ] && [ ! -s "$tmp/err" ] &&
+	[ -z "$never_gone" ] &&
+	frame 1 "$tmp/live" | grep -q "^group $group/killed: 5 processes\$" &&
+	frame "$after" "$tmp/live" | grep -q "^group $group/killed: 0 processes, 0 appeared, [0-9]* gone\$" &&
+	! frame "$after" "$tmp/live" | grep -q "^--- process [0-9]*\$"
+result watch_members_killed_are_gone
+result_diag=
 
 tap_done
