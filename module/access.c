@@ -15,6 +15,14 @@
  * if that open succeeds.  Credentials, user namespaces, dumpability, LSMs
  * (Yama, SELinux, AppArmor) and the mount's hidepid= then apply exactly as
  * they do to maps.
+ *
+ * Which page state a reader is shown: Y, R, A and AGE only to whoever may
+ * open /proc/PID/mem, PTRACE_MODE_ATTACH_FSCREDS, decided the same way.
+ * With clear_refs, which asks only for the target's uid, per-page access
+ * bits are an access trace of the target, which the kernel gives only to
+ * root otherwise (page_idle's bitmap is 0600, kpageflags 0400) and to a
+ * reader who could attach and watch it anyway.  Yama's ptrace_scope 1-3
+ * or an LSM policy can allow read and deny attach.
  */
 #include <linux/capability.h>
 #include <linux/cred.h>
@@ -62,21 +70,25 @@ static int pmaps_proc_root(const struct file *file, struct path *proc)
 	return 0;
 }
 
-/* Open PID's maps file in @proc as the reader; procfs checks the access. */
-static int pmaps_may_open_maps(const struct path *proc, struct pid *pid)
+/*
+ * Open PID's @file ("maps", "mem") in @proc as the reader, read-only;
+ * procfs checks the access.
+ */
+static int pmaps_may_open(const struct path *proc, struct pid *pid,
+			  const char *file)
 {
 	pid_t nr = pid_nr_ns(pid, proc_pid_ns(proc->dentry->d_sb));
 	char name[32];
-	struct file *maps;
+	struct file *f;
 
 	/* Not in that procfs's pid namespace: /proc there cannot show it. */
 	if (!nr)
 		return -ENOENT;
-	snprintf(name, sizeof(name), "%d/maps", nr);
-	maps = file_open_root(proc, name, O_RDONLY, 0);
-	if (IS_ERR(maps))
-		return PTR_ERR(maps);
-	filp_close(maps, NULL);
+	snprintf(name, sizeof(name), "%d/%s", nr, file);
+	f = file_open_root(proc, name, O_RDONLY, 0);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	filp_close(f, NULL);
 	return 0;
 }
 
@@ -148,7 +160,8 @@ static inline void pmaps_test_count_page_cache_check(void)
  * may have been made for no mm at all.
  */
 static struct mm_struct *pmaps_check_mm(struct file *file, struct pid *pid,
-					struct task_struct *task)
+					struct task_struct *task,
+					bool *may_attach)
 {
 	struct mm_struct *mm = get_task_mm(task), *after;
 	struct path proc;
@@ -157,7 +170,15 @@ static struct mm_struct *pmaps_check_mm(struct file *file, struct pid *pid,
 	pmaps_test_hold();
 	err = pmaps_proc_root(file, &proc);
 	if (!err) {
-		err = pmaps_may_open_maps(&proc, pid);
+		err = pmaps_may_open(&proc, pid, "maps");
+		/*
+		 * For the same mm as maps: the recheck below covers both.
+		 * Its own mm a reader may always trace, as mm_access()
+		 * lets it; mem's mode 0600 would refuse a non-dumpable
+		 * reader, whose files procfs gives to root.
+		 */
+		*may_attach = !err && (mm == current->mm ||
+				       !pmaps_may_open(&proc, pid, "mem"));
 		path_put(&proc);
 	}
 	/*
@@ -188,11 +209,13 @@ static struct mm_struct *pmaps_check_mm(struct file *file, struct pid *pid,
 
 /*
  * Return the mm of the process @file names, pinned with mmgrab() (the
- * caller mmdrop()s it), NULL for a task without one, or an ERR_PTR.  A
- * file opened before a set-id exec never reads the new image: the old mm
- * has no users left by then.
+ * caller mmdrop()s it), NULL for a task without one, or an ERR_PTR; and
+ * in *@may_attach whether the reader may attach to it as well.  A file
+ * opened before a set-id exec never reads the new image: the old mm has
+ * no users left by then.
  */
-struct mm_struct *pmaps_mm_access(struct file *file, struct pid *pid)
+struct mm_struct *pmaps_mm_access(struct file *file, struct pid *pid,
+				  bool *may_attach)
 {
 	struct task_struct *task;
 	struct mm_struct *mm;
@@ -202,7 +225,7 @@ struct mm_struct *pmaps_mm_access(struct file *file, struct pid *pid)
 	if (!task)
 		return ERR_PTR(-ESRCH);
 	do
-		mm = pmaps_check_mm(file, pid, task);
+		mm = pmaps_check_mm(file, pid, task, may_attach);
 	while (mm == ERR_PTR(-EAGAIN) && ++tries < PMAPS_EXEC_RETRIES);
 	put_task_struct(task);
 

@@ -8,7 +8,8 @@
 #include <linux/seq_file.h>
 
 /* access.c: who may open which file, and see which PIDs and page state. */
-struct mm_struct *pmaps_mm_access(struct file *file, struct pid *pid);
+struct mm_struct *pmaps_mm_access(struct file *file, struct pid *pid,
+				  bool *may_attach);
 struct vfsmount *pmaps_pid_procfs_mount(void);
 int pmaps_pid_owner(struct vfsmount *procfs, struct pid *pid, kuid_t *uid,
 		    kgid_t *gid);
@@ -54,10 +55,13 @@ struct pmaps_range {
 /*
  * @withhold: whose shared state is withheld from a reader who may not read
  * /proc/kpageflags: PMAPS_WITHHOLD_PAGE_CACHE, the VMA's page-cache pages
- * (pmaps_may_see_page_cache() said no), and PMAPS_WITHHOLD_KSM, KSM pages.
+ * (pmaps_may_see_page_cache() said no), and PMAPS_WITHHOLD_KSM, KSM pages;
+ * and PMAPS_WITHHOLD_ACCESS, the access state (Y, R, A, AGE) of every
+ * page, from a reader who may not attach to the target.
  */
 #define PMAPS_WITHHOLD_PAGE_CACHE	BIT(0)
 #define PMAPS_WITHHOLD_KSM		BIT(1)
+#define PMAPS_WITHHOLD_ACCESS		BIT(2)
 /* @fields: the opt-in range fields; the RFC's four are always printed. */
 #define PMAPS_FIELDS_NUMA	BIT(0)	/* NODE and KB (/proc/pmaps_ext/numa) */
 unsigned long pmaps_show_ranges(struct seq_file *m, struct vm_area_struct *vma,

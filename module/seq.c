@@ -62,6 +62,7 @@ enum pmaps_lock {
 struct pmaps_file {
 	struct mm_struct *mm;		/* mmgrab()ed at open; NULL: no mm */
 	bool page_flags_visible;	/* pmaps_may_read_page_flags() at open */
+	bool may_attach;		/* pmaps_mm_access() at open */
 	unsigned int fields;		/* PMAPS_FIELDS_*, by the file opened */
 	enum pmaps_lock lock;
 	/* The current record, valid between ->start and ->stop: */
@@ -363,19 +364,21 @@ static void pmaps_show_header(struct seq_file *m, struct vm_area_struct *vma)
 	seq_putc(m, '\n');
 }
 
-/* Whose shared state the record's pages withhold (PMAPS_WITHHOLD_*). */
+/* What the record's pages withhold (PMAPS_WITHHOLD_*). */
 static unsigned int pmaps_withhold(struct seq_file *m, struct pmaps_file *pf)
 {
+	unsigned int access = pf->may_attach ? 0 : PMAPS_WITHHOLD_ACCESS;
+
 	if (pf->page_flags_visible)
-		return 0;
+		return access;
 	if (pf->page_cache_vma != pf->vma) {
 		pf->page_cache_visible = pmaps_may_see_page_cache(m->file,
 								  pf->vma);
 		pf->page_cache_vma = pf->vma;
 	}
 	if (pf->page_cache_visible)
-		return PMAPS_WITHHOLD_KSM;
-	return PMAPS_WITHHOLD_KSM | PMAPS_WITHHOLD_PAGE_CACHE;
+		return access | PMAPS_WITHHOLD_KSM;
+	return access | PMAPS_WITHHOLD_KSM | PMAPS_WITHHOLD_PAGE_CACHE;
 }
 
 static int pmaps_show(struct seq_file *m, void *v)
@@ -415,10 +418,11 @@ static const struct seq_operations pmaps_seq_operations = {
 static int pmaps_open_fields(struct inode *inode, struct file *file,
 			     unsigned int fields)
 {
+	bool may_attach = false;
 	struct pmaps_file *pf;
 	struct mm_struct *mm;
 
-	mm = pmaps_mm_access(file, inode->i_private);
+	mm = pmaps_mm_access(file, inode->i_private, &may_attach);
 	if (IS_ERR(mm))
 		return PTR_ERR(mm);
 
@@ -429,6 +433,7 @@ static int pmaps_open_fields(struct inode *inode, struct file *file,
 		return -ENOMEM;
 	}
 	pf->mm = mm;
+	pf->may_attach = may_attach;
 	pf->page_flags_visible = pmaps_may_read_page_flags(file);
 	pf->fields = fields;
 	return 0;

@@ -63,6 +63,9 @@ static const char pmaps_flag_letters[PMAPS_NR_FLAGS] = {
  */
 #define PMAPS_SHARED_STATE	(BIT(PMAPS_F_REFERENCED) | BIT(PMAPS_F_ACTIVE) | \
 				 BIT(PMAPS_F_DIRTY) | BIT(PMAPS_F_WRITEBACK))
+/* The letters that tell when the page was last used (with AGE). */
+#define PMAPS_ACCESS_STATE	(BIT(PMAPS_F_YOUNG) | BIT(PMAPS_F_REFERENCED) | \
+				 BIT(PMAPS_F_ACTIVE))
 /* Above the letters' bits: the letter is withheld and printed as '?'. */
 #define PMAPS_WITHHELD(flags)	((flags) << PMAPS_NR_FLAGS)
 /* The mapcount of a withheld page mapped more than once, printed '?'. */
@@ -366,14 +369,16 @@ static unsigned int pmaps_folio_lru_state(struct folio *folio)
 
 /*
  * The folio's letters, and with the NUMA fields its AGE.  A withheld
- * page's AGE is withheld with its A.  Call under RCU.
+ * page's AGE is withheld with its A.  Y, a pte bit, is added by
+ * pmaps_pte_flags().  Call under RCU.
  */
 static unsigned int pmaps_folio_flags(const struct pmaps_walk *walk,
 				      struct folio *folio)
 {
 	unsigned int flags = pmaps_folio_lru_state(folio);
 
-	if (!walk->numa || pmaps_withheld(walk, folio))
+	if (!walk->numa || pmaps_withheld(walk, folio) ||
+	    (walk->withhold & PMAPS_WITHHOLD_ACCESS))
 		flags &= ~PMAPS_AGE_MASK;
 	if (folio_test_referenced(folio))
 		flags |= BIT(PMAPS_F_REFERENCED);
@@ -386,6 +391,23 @@ static unsigned int pmaps_folio_flags(const struct pmaps_walk *walk,
 	if (pmaps_withheld(walk, folio))
 		flags = (flags & ~PMAPS_SHARED_STATE) |
 			PMAPS_WITHHELD(PMAPS_SHARED_STATE);
+	if (walk->withhold & PMAPS_WITHHOLD_ACCESS)
+		flags = (flags & ~PMAPS_ACCESS_STATE) |
+			PMAPS_WITHHELD(PMAPS_ACCESS_STATE);
+	return flags;
+}
+
+/*
+ * Y and P, from the pte (or pmd, or hugetlb entry) that maps the page: Y
+ * unless the access state is withheld, so that it cannot split a range.
+ */
+static unsigned int pmaps_pte_flags(const struct pmaps_walk *walk,
+				    bool young, bool dirty)
+{
+	unsigned int flags = dirty ? BIT(PMAPS_F_PTE_DIRTY) : 0;
+
+	if (young && !(walk->withhold & PMAPS_WITHHOLD_ACCESS))
+		flags |= BIT(PMAPS_F_YOUNG);
 	return flags;
 }
 
@@ -454,10 +476,7 @@ static unsigned long pmaps_walk_folio_ptes(struct pmaps_walk *walk,
 	*more = true;
 	for (;;) {
 		flags = folio_flags;
-		if (pte_young(pte))
-			flags |= BIT(PMAPS_F_YOUNG);
-		if (pte_dirty(pte))
-			flags |= BIT(PMAPS_F_PTE_DIRTY);
+		flags |= pmaps_pte_flags(walk, pte_young(pte), pte_dirty(pte));
 		if (!uniform)
 			mapcount = pmaps_mapcount(walk, folio,
 						  folio_page(folio, idx + nr));
@@ -601,10 +620,7 @@ static enum pmaps_step pmaps_walk_huge_pmd(struct pmaps_walk *walk,
 	rcu_read_lock();
 	flags = pmaps_folio_flags(walk, folio);
 	rcu_read_unlock();
-	if (pmd_young(pmd))
-		flags |= BIT(PMAPS_F_YOUNG);
-	if (pmd_dirty(pmd))
-		flags |= BIT(PMAPS_F_PTE_DIRTY);
+	flags |= pmaps_pte_flags(walk, pmd_young(pmd), pmd_dirty(pmd));
 	nr = (addr & ~PMD_MASK) >> PAGE_SHIFT;
 	/* One page answers for all where it provably may. */
 	if (pmaps_pmd_folio_mapcount_uniform(folio)) {
@@ -815,10 +831,7 @@ static enum pmaps_step pmaps_walk_huge_pte(struct pmaps_walk *walk,
 	rcu_read_lock();
 	flags = pmaps_folio_flags(walk, folio);
 	rcu_read_unlock();
-	if (pte_young(pte))
-		flags |= BIT(PMAPS_F_YOUNG);
-	if (huge_pte_dirty(pte))
-		flags |= BIT(PMAPS_F_PTE_DIRTY);
+	flags |= pmaps_pte_flags(walk, pte_young(pte), huge_pte_dirty(pte));
 	/*
 	 * The folio is only ever mapped whole, by entries like this one, so
 	 * every page of it has the same mapcount: the entire mapcount, on

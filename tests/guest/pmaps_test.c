@@ -1922,13 +1922,114 @@ static enum outcome read_target_in_child(struct anon_setup *setup,
 	return ok ? PASS : FAIL;
 }
 
-static enum outcome test_perm_same_uid(void)
+#define PTRACE_SCOPE	"/proc/sys/kernel/yama/ptrace_scope"
+
+/* Yama's ptrace_scope, or -1 where the kernel has no Yama. */
+static int ptrace_scope(void)
+{
+	FILE *f = fopen(PTRACE_SCOPE, "re");
+	int scope = -1;
+
+	if (f) {
+		if (fscanf(f, "%d", &scope) != 1)
+			scope = -1;
+		fclose(f);
+	}
+	return scope;
+}
+
+static bool set_ptrace_scope(int scope)
+{
+	char s[16];
+
+	snprintf(s, sizeof(s), "%d", scope);
+	return !write_string(PTRACE_SCOPE, s);
+}
+
+/*
+ * A NOBODY target, dumpable, read by reader as a NOBODY sibling (not its
+ * ancestor) under Yama's ptrace_scope @scope, which is set back after.
+ * Scope 0, the kernel's rule without Yama, needs no Yama.
+ */
+static enum outcome read_sibling_under_scope(int scope,
+					     bool (*reader)(void *arg))
 {
 	struct anon_setup setup = {
 		.pages = 4, .stride = 1, .drop = true, .dumpable = 1,
 	};
+	int was = ptrace_scope();
+	enum outcome out;
 
-	return read_target_in_child(&setup, read_as_nobody);
+	if (!require_root())
+		return skip("needs root");
+	if (was < 0 && scope)
+		return skip("no Yama in this kernel");
+	/* 3 is for good: Yama refuses to lower it */
+	if (was == 3 && scope != 3)
+		return skip("Yama's ptrace_scope is 3 until reboot");
+	if (was >= 0 && was != scope && !set_ptrace_scope(scope))
+		return FAIL;
+	out = read_target_in_child(&setup, reader);
+	if (was >= 0 && was != scope && !set_ptrace_scope(was))
+		out = FAIL;
+	return out;
+}
+
+/* The same uid may read, and attach: everything is shown. */
+static enum outcome test_perm_same_uid(void)
+{
+	return read_sibling_under_scope(0, read_as_nobody);
+}
+
+/*
+ * A same-uid reader that may not attach (ptrace_scope 1: it is not the
+ * target's ancestor) may still write the target's clear_refs, so per-page
+ * Y, R and A would trace the target's accesses.  They are '?' on every
+ * page, and so is AGE in the NUMA file; U, P and the mapcount are shown.
+ */
+static bool read_without_attach(void *arg)
+{
+	const struct written_target *wt = arg;
+	const struct rule rule = {
+		.set = FLAG(UPTODATE) | FLAG(PTE_DIRTY),
+		.unknown = FLAG(YOUNG) | FLAG(REFERENCED) | FLAG(ACTIVE),
+		.mapcount = 1,
+	};
+	size_t pages = wt->setup->pages;
+	struct region_count c;
+	char path[PATH_MAX], who[24];
+	struct span *want;
+	size_t nr;
+	bool ok;
+
+	if (!drop_to(NOBODY))
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/clear_refs",
+		 (int)wt->target->pid);
+	if (write_string(path, "1"))
+		return false;
+	want = anon_setup_spans(wt->setup, &nr);
+	ok = want && expect_ranges(wt->target->pid,
+				   "read by a same-uid sibling, ptrace_scope 1",
+				   wt->target->base, pages * page_size, want,
+				   nr, &rule);
+	free(want);
+	snprintf(who, sizeof(who), "%d", (int)wt->target->pid);
+	pmaps_numa_path(path, sizeof(path), who);
+	if (ok && !count_region(path, wt->target->base, pages, PMAPS_ACTIVE,
+				&c))
+		return false;
+	if (ok && c.age_unknown != pages) {
+		tap_diag("%s: AGE shown on %llu of %zu pages to a reader who may not attach",
+			 path, pages - c.age_unknown, pages);
+		ok = false;
+	}
+	return ok;
+}
+
+static enum outcome test_access_withheld_without_attach(void)
+{
+	return read_sibling_under_scope(1, read_without_attach);
 }
 
 static enum outcome test_perm_nondumpable(void)
@@ -3818,6 +3919,7 @@ static const struct test_case tests[] = {
 	TEST(test_new_process_after_load),
 	TEST(test_perm_other_uid),
 	TEST(test_perm_same_uid),
+	TEST(test_access_withheld_without_attach),
 	TEST(test_perm_nondumpable),
 	TEST(test_perm_self),
 	TEST(test_perm_open_then_drop),
