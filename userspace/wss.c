@@ -368,11 +368,19 @@ static int read_text(struct wss *w, struct result *r)
 		for (j = 0; j < v->nr_ranges; j++) {
 			const struct pmaps_range *g = &v->ranges[j];
 
+			/*
+			 * Withheld from a reader who may read the process but
+			 * not attach to it: no count can be made of it.
+			 */
+			if (g->unknown & accessed)
+				return target_fail(w,
+					"%s withholds Y from this reader, who may read process %d but not attach to it (ptrace); --source=pagemap measures with smaps Referenced",
+					pmaps_source_name(w->o.source),
+					w->o.pid);
 			r->counts[i].resident += g->count;
 			if (w->o.ages)
 				pmaps_ages_add(&r->counts[i].ages, g);
-			/* a '?' letter is not known to be set */
-			if (g->flags & ~g->unknown & accessed)
+			if (g->flags & accessed)
 				r->counts[i].accessed += g->count;
 		}
 	}

@@ -7,11 +7,12 @@
 # $skip_reason), or anything else (not ok): tap.sh's check.
 
 tests="test_raw_is_module_text test_source_is_found test_tsv_is_same_model
-	test_summary_total_resident test_cgroup_three_processes"
+	test_summary_total_resident test_cgroup_three_processes
+	test_wss_without_attach"
 
 . /lib.sh
 . /tap.sh
-tap_plan 5
+tap_plan 6
 
 # Without a target there is nothing to test: each test fails.
 if ! start_demo /tmp/cli-demo.pid; then
@@ -128,6 +129,56 @@ test_cgroup_three_processes() {
 	echo "# failed:$bad"
 	for f in /tmp/cg-summary.txt /tmp/cg-wss.txt; do
 		head -n 20 "$f" | sed 's/^/# /'
+	done
+	return 1
+}
+
+# pmaps wss by a same-uid reader that may read the target but not attach
+# to it (Yama's ptrace_scope 1, a sibling): the module withholds Y from
+# it, so --source=module must say so and fail, and the default must
+# measure with smaps Referenced instead.
+test_wss_without_attach() {
+	scope=/proc/sys/kernel/yama/ptrace_scope
+	[ -e "$scope" ] || {
+		skip_reason="no Yama in this kernel"
+		return 4
+	}
+	was=$(cat "$scope")
+	[ "$was" = 3 ] && {
+		skip_reason="Yama's ptrace_scope is 3 until reboot"
+		return 4
+	}
+	mkdir -p /etc
+	grep -qs '^nobody:' /etc/passwd ||
+		echo 'nobody:x:65534:65534::/:/bin/sh' >> /etc/passwd
+	echo 1 > "$scope" || return 1
+	# exec makes it dumpable again after su's uid change
+	su -s /bin/sh nobody -c 'exec sleep 1000' &
+	target=$!
+	i=0
+	while [ "$(cat "/proc/$target/comm" 2> /dev/null)" != sleep ] && [ $i -lt 200 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	su -s /bin/sh nobody -c "pmaps wss --clear-refs --source=module -i 0.1 $target" \
+		> /tmp/wss-module.txt 2>&1
+	module_rc=$?
+	su -s /bin/sh nobody -c "pmaps wss --clear-refs -i 0.1 $target" \
+		> /tmp/wss-auto.txt 2>&1
+	auto_rc=$?
+	kill "$target"
+	wait "$target" 2> /dev/null
+	echo "$was" > "$scope"
+	bad=
+	[ "$module_rc" = 1 ] &&
+		grep -q "^pmaps wss: module withholds Y from this reader, who may read process $target but not attach to it" /tmp/wss-module.txt ||
+		bad="$bad module(exit $module_rc)"
+	[ "$auto_rc" = 0 ] && head -n 1 /tmp/wss-auto.txt | grep -q "smaps Referenced" ||
+		bad="$bad auto(exit $auto_rc)"
+	[ -z "$bad" ] && return 0
+	echo "# failed:$bad"
+	for f in /tmp/wss-module.txt /tmp/wss-auto.txt; do
+		head -n 5 "$f" | sed 's/^/# /'
 	done
 	return 1
 }
