@@ -349,7 +349,7 @@ bool pmaps_may_read_page_flags(struct file *file)
  * for writing.  Decided with the credentials @reader was opened with, as
  * pagemap decides what it shows, so a descriptor passed to a more
  * privileged process shows it no more.  May sleep (->permission(), which
- * on NFS or FUSE may ask the server): seq.c asks once per VMA per read().
+ * on NFS or FUSE may ask the server): seq.c asks once per file per read().
  */
 bool pmaps_may_see_page_cache(const struct file *reader,
 			      struct vm_area_struct *vma)

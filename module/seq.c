@@ -16,6 +16,7 @@
  * many records, each leaving the line it gathers to the next, so that the
  * text is the same as if read under one hold.
  */
+#include <linux/file.h>
 #include <linux/maple_tree.h>
 #include <linux/moduleparam.h>
 #include <linux/mm.h>
@@ -84,11 +85,12 @@ struct pmaps_file {
 	/* The last header whose record was kept, set by ->next: */
 	struct pmaps_header shown;
 	/*
-	 * pmaps_may_see_page_cache() for page_cache_vma, kept while the lock
-	 * that keeps that VMA is held: once per VMA per read(), not once per
-	 * record, as it may wait for a file server under the target's lock.
+	 * pmaps_may_see_page_cache() for the VMAs of page_cache_file, asked
+	 * once per file per read(), not once per record or lock hold, as it
+	 * may wait for a file server under the target's lock.  The file is
+	 * held (get_file()), so that the pointer stays that file's.
 	 */
-	struct vm_area_struct *page_cache_vma;
+	struct file *page_cache_file;
 	bool page_cache_visible;
 };
 
@@ -157,7 +159,6 @@ static struct vm_area_struct *pmaps_find_vma(struct pmaps_file *pf,
 			return pf->vma;
 		pmaps_vma_unlock(pf->vma);
 		pf->lock = PMAPS_MM_USERS;
-		pf->page_cache_vma = NULL;
 		break;
 	default:
 		break;
@@ -239,7 +240,6 @@ static void pmaps_unlock(struct pmaps_file *pf)
 		return;
 	}
 	pf->lock = PMAPS_MM_USERS;
-	pf->page_cache_vma = NULL;
 }
 
 static void *pmaps_next(struct seq_file *m, void *v, loff_t *pos)
@@ -364,19 +364,36 @@ static void pmaps_show_header(struct seq_file *m, struct vm_area_struct *vma)
 	seq_putc(m, '\n');
 }
 
+/* Let go of the file whose page-cache rule was kept: a new read(). */
+static void pmaps_forget_page_cache(struct pmaps_file *pf)
+{
+	if (pf->page_cache_file)
+		fput(pf->page_cache_file);
+	pf->page_cache_file = NULL;
+}
+
 /* What the record's pages withhold (PMAPS_WITHHOLD_*). */
 static unsigned int pmaps_withhold(struct seq_file *m, struct pmaps_file *pf)
 {
 	unsigned int access = pf->may_attach ? 0 : PMAPS_WITHHOLD_ACCESS;
+	struct file *file = pf->vma->vm_file;
+	bool visible;
 
 	if (pf->page_flags_visible)
 		return access;
-	if (pf->page_cache_vma != pf->vma) {
-		pf->page_cache_visible = pmaps_may_see_page_cache(m->file,
-								  pf->vma);
-		pf->page_cache_vma = pf->vma;
+	if (!file) {
+		/* anonymous, or no file to ask: nothing is asked */
+		visible = pmaps_may_see_page_cache(m->file, pf->vma);
+	} else {
+		if (file != pf->page_cache_file) {
+			pmaps_forget_page_cache(pf);
+			pf->page_cache_visible =
+				pmaps_may_see_page_cache(m->file, pf->vma);
+			pf->page_cache_file = get_file(file);
+		}
+		visible = pf->page_cache_visible;
 	}
-	if (pf->page_cache_visible)
+	if (visible)
 		return access | PMAPS_WITHHOLD_KSM;
 	return access | PMAPS_WITHHOLD_KSM | PMAPS_WITHHOLD_PAGE_CACHE;
 }
@@ -454,6 +471,7 @@ static int pmaps_release(struct inode *inode, struct file *file)
 	struct seq_file *m = file->private_data;
 	struct pmaps_file *pf = m->private;
 
+	pmaps_forget_page_cache(pf);
 	if (pf->mm)
 		mmdrop(pf->mm);
 	return seq_release_private(inode, file);
@@ -477,21 +495,22 @@ static ssize_t pmaps_read_iter(struct kiocb *iocb, struct iov_iter *iter)
 	struct seq_file *m = iocb->ki_filp->private_data;
 	void *big;
 
-	if (iov_iter_count(iter) >= PMAPS_BIG_BUFFER) {
-		mutex_lock(&m->lock);
-		/* Nothing of the first buffer is left to copy out. */
-		if (m->buf && m->size < PMAPS_BIG_BUFFER && !m->count &&
-		    m->index != PMAPS_POS_EOF) {
-			/* as seq_buf_alloc() does; seq_release() kvfree()s it */
-			big = kvmalloc(PMAPS_BIG_BUFFER, GFP_KERNEL_ACCOUNT);
-			if (big) {
-				kvfree(m->buf);
-				m->buf = big;
-				m->size = PMAPS_BIG_BUFFER;
-			}
+	mutex_lock(&m->lock);
+	/* mincore()'s rule is asked again in each read(): a chmod shows */
+	pmaps_forget_page_cache(m->private);
+	/* Nothing of the first buffer is left to copy out. */
+	if (iov_iter_count(iter) >= PMAPS_BIG_BUFFER && m->buf &&
+	    m->size < PMAPS_BIG_BUFFER && !m->count &&
+	    m->index != PMAPS_POS_EOF) {
+		/* as seq_buf_alloc() does; seq_release() kvfree()s it */
+		big = kvmalloc(PMAPS_BIG_BUFFER, GFP_KERNEL_ACCOUNT);
+		if (big) {
+			kvfree(m->buf);
+			m->buf = big;
+			m->size = PMAPS_BIG_BUFFER;
 		}
-		mutex_unlock(&m->lock);
 	}
+	mutex_unlock(&m->lock);
 	return seq_read_iter(iocb, iter);
 }
 

@@ -2728,16 +2728,25 @@ static enum outcome test_file_state_withheld_confined_root(void)
 #define MANY_RANGES_PAGES	256
 #define ONE_READ		(1 << 20)
 
+/* A file for the reader to map, and which of its pages it reads. */
+struct checked_file {
+	const char *path;
+	size_t pages;		/* mapped */
+	size_t stride;		/* pages 0, stride, 2 * stride, ... read */
+	size_t min_ranges;	/* the range lines that file alone gives */
+};
+
 /*
  * As uid 65534, map root's 0644 file (which fails mincore()'s rule), read
  * its pages (fault-around maps no hole, tmpfs keeps the others), and read
  * the own text in one read(): the module must have asked the file system
- * at most once per VMA with a file, not once per record.
+ * at most once per VMA with a file, not once per record or per hold of
+ * the lock.
  */
 static bool checks_once_per_vma(void *arg)
 {
-	const char *file = arg;
-	size_t len = MANY_RANGES_PAGES * page_size, i, headers = 0, ranges = 0;
+	const struct checked_file *cf = arg;
+	size_t len = cf->pages * page_size, i, headers = 0, ranges = 0;
 	unsigned long inode;
 	long before, after;
 	char path[PATH_MAX], *buf, *line;
@@ -2747,9 +2756,9 @@ static bool checks_once_per_vma(void *arg)
 
 	if (!drop_to_nobody(1))
 		return false;
-	fd = open(file, O_RDONLY | O_CLOEXEC);
+	fd = open(cf->path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		tap_diag("open %s: %s", file, strerror(errno));
+		tap_diag("open %s: %s", cf->path, strerror(errno));
 		return false;
 	}
 	base = map_between_guards(len, PROT_READ, MAP_SHARED, fd, 0);
@@ -2758,7 +2767,7 @@ static bool checks_once_per_vma(void *arg)
 	if (!base || !buf)
 		return false;
 	madvise(base, len, MADV_NOHUGEPAGE);
-	for (i = 0; i < MANY_RANGES_PAGES; i += 2)
+	for (i = 0; i < cf->pages; i += cf->stride)
 		read_pages(base, i, i + 1);
 	pmaps_path(path, sizeof(path), "self");
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -2789,9 +2798,9 @@ static bool checks_once_per_vma(void *arg)
 			ranges++;
 		}
 	}
-	if (ranges < MANY_RANGES_PAGES / 2) {
-		tap_diag("%zu range lines; the file's %d alone should give %d",
-			 ranges, MANY_RANGES_PAGES / 2, MANY_RANGES_PAGES / 2);
+	if (ranges < cf->min_ranges) {
+		tap_diag("%zu range lines; the file's %zu alone should give %zu",
+			 ranges, cf->pages, cf->min_ranges);
 		return false;
 	}
 	if (after - before < 1 || after - before > (long)headers) {
@@ -2802,8 +2811,8 @@ static bool checks_once_per_vma(void *arg)
 	return true;
 }
 
-/* A sparse file of pages pages, pages 0, 2, 4, ... written. */
-static int write_every_other_page(int fd, size_t pages)
+/* A file of pages pages, pages 0, stride, 2 * stride, ... written. */
+static int write_pages_of_file(int fd, size_t pages, size_t stride)
 {
 	char *page = malloc(page_size);
 	size_t i;
@@ -2811,7 +2820,7 @@ static int write_every_other_page(int fd, size_t pages)
 	if (!page)
 		return -1;
 	memset(page, 'x', page_size);
-	for (i = 0; i < pages; i += 2)
+	for (i = 0; i < pages; i += stride)
 		if (pwrite(fd, page, page_size, (off_t)(i * page_size)) !=
 		    (ssize_t)page_size)
 			break;
@@ -2822,9 +2831,10 @@ static int write_every_other_page(int fd, size_t pages)
 /*
  * mincore()'s rule asks the file system (->permission()) under the
  * target's lock; once per VMA per read(), so that a slow server stalls
- * the target as little as it can.
+ * the target as little as it can.  Root writes a 0644 file of cf's pages
+ * in /tmp, and uid 65534 maps and reads it.
  */
-static enum outcome test_page_cache_checked_once_per_vma(void)
+static enum outcome page_cache_checks(struct checked_file *cf)
 {
 	char file[64];
 	bool ok;
@@ -2841,7 +2851,7 @@ static enum outcome test_page_cache_checked_once_per_vma(void)
 	}
 	snprintf(file, sizeof(file), "/tmp/pmaps_records.XXXXXX");
 	fd = mkstemp(file);
-	if (fd < 0 || write_every_other_page(fd, MANY_RANGES_PAGES) ||
+	if (fd < 0 || write_pages_of_file(fd, cf->pages, cf->stride) ||
 	    fchmod(fd, 0644)) {
 		tap_diag("making %s: %s", file, strerror(errno));
 		if (fd >= 0)
@@ -2850,9 +2860,38 @@ static enum outcome test_page_cache_checked_once_per_vma(void)
 		return FAIL;
 	}
 	close(fd);
-	ok = run_in_child(checks_once_per_vma, file);
+	cf->path = file;
+	ok = run_in_child(checks_once_per_vma, cf);
 	unlink(file);
 	return ok ? PASS : FAIL;
+}
+
+/* 128 range lines of one VMA: four records. */
+static enum outcome test_page_cache_checked_once_per_vma(void)
+{
+	struct checked_file cf = {
+		.pages = MANY_RANGES_PAGES, .stride = 2,
+		.min_ranges = MANY_RANGES_PAGES / 2,
+	};
+
+	return page_cache_checks(&cf);
+}
+
+/*
+ * Every page of a 200 MiB file read: a VMA walked in four holds of the
+ * lock (64 MiB each, PMAPS_PAGES_PER_LOCK), dropped and taken again
+ * between them.
+ */
+#define LOCK_HOLDS_FILE		(200UL << 20)
+
+static enum outcome test_page_cache_checked_once_across_lock_holds(void)
+{
+	struct checked_file cf = {
+		.pages = LOCK_HOLDS_FILE / page_size, .stride = 1,
+		.min_ranges = 1,
+	};
+
+	return page_cache_checks(&cf);
 }
 
 /* ---- KSM pages ---- */
@@ -3936,6 +3975,7 @@ static const struct test_case tests[] = {
 	TEST(test_file_state_shown_root_without_caps),
 	TEST(test_file_state_withheld_confined_root),
 	TEST(test_page_cache_checked_once_per_vma),
+	TEST(test_page_cache_checked_once_across_lock_holds),
 	TEST(test_ksm_withheld_from_other_users),
 	TEST(test_ksm_shown_to_root),
 	TEST(test_hidepid_invisible),
