@@ -353,6 +353,14 @@ static unsigned int pmaps_folio_lru_state(struct folio *folio)
 	RCU_LOCKDEP_WARN(!rcu_read_lock_held(),
 			 "the lruvec is read under RCU");
 	lruvec = pmaps_folio_lruvec(folio);
+	/*
+	 * The generation before max_seq: aging gives a folio the generation
+	 * of a max_seq it has read, so max_seq read after is at least that
+	 * one.  Reordered (arm64 may), a folio just moved to the youngest
+	 * generation could be read against the max_seq before and show age
+	 * 3 without A.
+	 */
+	smp_rmb();
 	max_seq = lruvec ? READ_ONCE(lruvec->lrugen.max_seq) : 0;
 	if (!lruvec)
 		return PMAPS_WITHHELD(BIT(PMAPS_F_ACTIVE));
