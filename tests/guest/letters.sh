@@ -41,6 +41,7 @@ workload() {
 	sleep 1
 }
 
+. /lib.sh
 . /tap.sh
 echo "# source: $(path PID)"
 gen=/sys/kernel/mm/lru_gen/enabled
@@ -60,8 +61,7 @@ else
 fi
 
 # A reader without privileges, mapping a root-owned file it may not write.
-mkdir -p /etc
-echo 'nobody:x:65534:65534::/:/bin/sh' >> /etc/passwd
+have_nobody
 su -s /bin/sh nobody -c "cat $(path self)" > /tmp/letters.nobody 2>&1
 awk -F'\t' 'NF >= 4 { lines++; pages += $2 } NF >= 4 && /\?/ { q++; qp += $2 }
 	END { printf "# uid 65534 reading its own cat: %d range lines, %d pages; %d lines, %d pages with ?\n", lines, pages, q, qp }' /tmp/letters.nobody

@@ -39,3 +39,11 @@ start_demo() {
 	done
 	read -r demo_pid < "$1"
 }
+
+# have_nobody: user nobody (uid 65534) in /etc/passwd, for su, which
+# needs the name (the initramfs has no passwd file).
+have_nobody() {
+	mkdir -p /etc
+	grep -qs '^nobody:' /etc/passwd ||
+		echo 'nobody:x:65534:65534::/:/bin/sh' >> /etc/passwd
+}

@@ -44,6 +44,15 @@ between_stable_reads() {
 	return 1
 }
 
+# show_heads N FILE...: the first N lines of each FILE, as diagnostics
+show_heads() {
+	n=$1
+	shift
+	for f; do
+		head -n "$n" "$f" | sed 's/^/# /'
+	done
+}
+
 # same_or_diff WANT GOT: equal files, or a diagnostic and failure.
 same_or_diff() {
 	cmp -s "$1" "$2" && return 0
@@ -127,9 +136,7 @@ test_cgroup_three_processes() {
 	umount "$mnt"
 	[ -z "$bad" ] && return 0
 	echo "# failed:$bad"
-	for f in /tmp/cg-summary.txt /tmp/cg-wss.txt; do
-		head -n 20 "$f" | sed 's/^/# /'
-	done
+	show_heads 20 /tmp/cg-summary.txt /tmp/cg-wss.txt
 	return 1
 }
 
@@ -148,11 +155,10 @@ test_wss_without_attach() {
 		skip_reason="Yama's ptrace_scope is 3 until reboot"
 		return 4
 	}
-	mkdir -p /etc
-	grep -qs '^nobody:' /etc/passwd ||
-		echo 'nobody:x:65534:65534::/:/bin/sh' >> /etc/passwd
+	have_nobody
 	echo 1 > "$scope" || return 1
-	# exec makes it dumpable again after su's uid change
+	# su execs, so $! is the target; exec makes it dumpable again after
+	# su's uid change
 	su -s /bin/sh nobody -c 'exec sleep 1000' &
 	target=$!
 	i=0
@@ -177,9 +183,7 @@ test_wss_without_attach() {
 		bad="$bad auto(exit $auto_rc)"
 	[ -z "$bad" ] && return 0
 	echo "# failed:$bad"
-	for f in /tmp/wss-module.txt /tmp/wss-auto.txt; do
-		head -n 5 "$f" | sed 's/^/# /'
-	done
+	show_heads 5 /tmp/wss-module.txt /tmp/wss-auto.txt
 	return 1
 }
 
