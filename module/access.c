@@ -350,6 +350,14 @@ bool pmaps_may_read_page_flags(struct file *file)
  * pagemap decides what it shows, so a descriptor passed to a more
  * privileged process shows it no more.  May sleep (->permission(), which
  * on NFS or FUSE may ask the server): seq.c asks once per file per read().
+ *
+ * Not so where the pages that are not anonymous are no file's page cache:
+ * pages a driver or the kernel inserted (VM_MIXEDMAP: io_uring's rings,
+ * many drivers' buffers), whose state is that of whoever else maps them.
+ * The file's rule does not answer for them: a reader may write a 0666
+ * device node, or own io_uring's root-owned anonymous inode.  A file VMA
+ * without vm_ops, which vma_is_anonymous() would call anonymous, is taken
+ * the same way (vma_init() gives each new VMA dummy vm_ops).
  */
 bool pmaps_may_see_page_cache(const struct file *reader,
 			      struct vm_area_struct *vma)
@@ -357,8 +365,10 @@ bool pmaps_may_see_page_cache(const struct file *reader,
 	const struct cred *saved;
 	bool may;
 
+	if (vma->vm_flags & VM_MIXEDMAP)
+		return false;
 	if (vma_is_anonymous(vma))
-		return true;
+		return !vma->vm_file;
 	if (!vma->vm_file)
 		return false;
 	pmaps_test_count_page_cache_check();

@@ -381,8 +381,9 @@ static unsigned int pmaps_withhold(struct seq_file *m, struct pmaps_file *pf)
 
 	if (pf->page_flags_visible)
 		return access;
-	if (!file) {
-		/* anonymous, or no file to ask: nothing is asked */
+	if (!file || vma_is_anonymous(pf->vma) ||
+	    (pf->vma->vm_flags & VM_MIXEDMAP)) {
+		/* no file's page cache to ask about: nothing is asked */
 		visible = pmaps_may_see_page_cache(m->file, pf->vma);
 	} else {
 		if (file != pf->page_cache_file) {

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <linux/io_uring.h>
 #include <linux/landlock.h>
 #include <pthread.h>
 #include <sched.h>
@@ -3082,6 +3083,104 @@ static enum outcome test_ksm_shown_to_root(void)
 	return run_ksm_view(false, &rule);
 }
 
+/* ---- test_ring_state_withheld ---- */
+
+/* Whether /proc/self/smaps's VmFlags of the VMA at addr has flag. */
+static bool vma_has_flag(const void *addr, const char *flag)
+{
+	char line[512], start[32];
+	bool inside = false, found = false;
+	FILE *f = fopen("/proc/self/smaps", "r");
+
+	if (!f) {
+		tap_diag("/proc/self/smaps: %s", strerror(errno));
+		return false;
+	}
+	snprintf(start, sizeof(start), "%08lx-", (unsigned long)addr);
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *tok, *save;
+
+		if (!strncmp(line, start, strlen(start))) {
+			inside = true;
+			continue;
+		}
+		if (!inside || strncmp(line, "VmFlags:", 8))
+			continue;
+		for (tok = strtok_r(line + 8, " \n", &save); tok;
+		     tok = strtok_r(NULL, " \n", &save))
+			found |= !strcmp(tok, flag);
+		break;
+	}
+	fclose(f);
+	return found;
+}
+
+/*
+ * The ring's page, shared with the parent, read by root without
+ * capabilities, so without CAP_SYS_ADMIN, and for the module confined by
+ * Landlock, so that it may not read /proc/kpageflags either.
+ */
+static bool read_ring_as_plain_root(void *arg)
+{
+	static const struct span want[] = { { 0, 1 } };
+	static const struct rule rule = {
+		.unknown = SHARED_STATE, .mapcount = PMAPS_MAPCOUNT_UNKNOWN,
+	};
+	struct pmaps_map map;
+	bool ok;
+
+	if (!drop_to_with_caps(0, 0) || (pid_dir[0] && !confine_reads()) ||
+	    load_who("self", &map))
+		return false;
+	ok = check_ranges(&map, arg, page_size, want, 1, &rule);
+	pmaps_map_free(&map);
+	return ok;
+}
+
+/*
+ * io_uring's rings hold pages the kernel inserted (VM_MIXEDMAP) into a
+ * mapping of its anonymous inode, which root owns: neither anonymous
+ * memory nor page cache, though mincore()'s rule passes the inode's owner.
+ * Their R, A, D, W and mapcount tell what every other mapper of the ring
+ * does, here the parent: withheld from a reader who may not read
+ * /proc/kpageflags (or, for /proc/PID/pmaps, has no CAP_SYS_ADMIN), root
+ * included.
+ */
+static enum outcome test_ring_state_withheld(void)
+{
+	struct io_uring_params params = { 0 };
+	enum outcome out;
+	char *ring;
+	int fd;
+
+	if (!require_root())
+		return skip("needs root");
+	if (pid_dir[0] && !landlock_abi())
+		return skip("no Landlock: %s", strerror(errno));
+	fd = (int)syscall(__NR_io_uring_setup, 1, &params);
+	if (fd < 0 && errno == ENOSYS)
+		return skip("no io_uring in this kernel");
+	if (fd < 0 && errno == EPERM)
+		return skip("io_uring is disabled (kernel.io_uring_disabled)");
+	if (fd < 0) {
+		tap_diag("io_uring_setup: %s", strerror(errno));
+		return FAIL;
+	}
+	ring = mmap(NULL, page_size, PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_POPULATE, fd, IORING_OFF_SQ_RING);
+	close(fd);
+	if (ring == MAP_FAILED) {
+		tap_diag("mmap of the ring: %s", strerror(errno));
+		return FAIL;
+	}
+	if (vma_has_flag(ring, "pf"))
+		out = skip("the rings are a PFN map here (remap_pfn_range()), listed without pages");
+	else
+		out = run_in_child(read_ring_as_plain_root, ring) ? PASS : FAIL;
+	munmap(ring, page_size);
+	return out;
+}
+
 /* ---- which PIDs a reader sees ---- */
 
 /* The directory that lists the PIDs: the module's, or /proc. */
@@ -3978,6 +4077,7 @@ static const struct test_case tests[] = {
 	TEST(test_page_cache_checked_once_across_lock_holds),
 	TEST(test_ksm_withheld_from_other_users),
 	TEST(test_ksm_shown_to_root),
+	TEST(test_ring_state_withheld),
 	TEST(test_hidepid_invisible),
 	TEST(test_hidepid_2),
 	TEST(test_unreadable_pids_hidden),
