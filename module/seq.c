@@ -44,6 +44,25 @@
  */
 bool pmaps_bench_no_text;
 module_param_named(bench_no_text, pmaps_bench_no_text, bool, 0600);
+
+/*
+ * How many holds of the lock ended because the walk spent their pages
+ * (test_empty_tables_spend_the_budget).
+ */
+static DEFINE_SPINLOCK(pmaps_test_holds_lock);
+static int pmaps_test_spent_holds;
+module_param_named(test_spent_holds, pmaps_test_spent_holds, int, 0444);
+
+static void pmaps_test_count_spent_hold(void)
+{
+	spin_lock(&pmaps_test_holds_lock);
+	pmaps_test_spent_holds++;
+	spin_unlock(&pmaps_test_holds_lock);
+}
+#else
+static inline void pmaps_test_count_spent_hold(void)
+{
+}
 #endif
 
 /* What a printed header said, to tell whether a VMA changed since. */
@@ -276,6 +295,7 @@ static void *pmaps_next(struct seq_file *m, void *v, loff_t *pos)
 	 * its wait list, and a VMA lock does not tell.
 	 */
 	if (!pf->budget) {
+		pmaps_test_count_spent_hold();
 		pmaps_unlock(pf);
 		cond_resched();
 		pf->budget = PMAPS_PAGES_PER_LOCK;

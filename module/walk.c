@@ -275,18 +275,18 @@ static enum pmaps_step pmaps_hole(struct pmaps_walk *walk, unsigned long addr)
 }
 
 /*
- * The walk went through the populated table entry that maps [@addr,
- * @next).  Returns true when that spent the pages of this hold of the
- * lock: the record then stops at @next, a table boundary, and the range
- * pending there is left to the next record instead of being printed, so
- * the lines are the same whether or not the lock was dropped between.
- * Empty entries cost next to nothing and are not counted.
+ * The walk went through table entries up to @next, worth @nr pages of the
+ * budget: a populated entry the pages it maps, an empty one a page, what
+ * reading it costs beside them.  Returns true when that spent the pages
+ * of this hold of the lock: the record then stops at @next, a table
+ * boundary, and the range pending there is left to the next record
+ * instead of being printed, so the lines are the same whether or not the
+ * lock was dropped between.  Counting the empty entries bounds a hold
+ * over page tables that map nothing (what MADV_DONTNEED of THPs leaves).
  */
-static bool pmaps_spend(struct pmaps_walk *walk, unsigned long addr,
+static bool pmaps_spend(struct pmaps_walk *walk, unsigned long nr,
 			unsigned long next)
 {
-	unsigned long nr = (next - addr) >> PAGE_SHIFT;
-
 	if (walk->budget > nr) {
 		walk->budget -= nr;
 		return false;
@@ -675,6 +675,8 @@ static enum pmaps_step pmaps_walk_pmds(struct pmaps_walk *walk, pud_t *pudp,
 			if (pmaps_hole(walk, addr) == PMAPS_RECORD_FULL)
 				return PMAPS_RECORD_FULL;
 			next = ((addr >> PMD_SHIFT) + nr) << PMD_SHIFT;
+			if (pmaps_spend(walk, nr, min(next, end)))
+				return PMAPS_RECORD_FULL;
 			pmdp += nr;
 			continue;
 		}
@@ -698,7 +700,8 @@ static enum pmaps_step pmaps_walk_pmds(struct pmaps_walk *walk, pud_t *pudp,
 			pmd = pmdp_get_lockless(pmdp);
 		}
 		if (step == PMAPS_RECORD_FULL ||
-		    pmaps_spend(walk, addr, min(next, end)))
+		    pmaps_spend(walk, (min(next, end) - addr) >> PAGE_SHIFT,
+				min(next, end)))
 			return PMAPS_RECORD_FULL;
 		/* Per populated pmd, as fs/proc/task_mmu.c's pmd_entry does. */
 		cond_resched();
@@ -895,13 +898,16 @@ static enum pmaps_step pmaps_walk_huge_ptes(struct pmaps_walk *walk,
 			if (pmaps_hole(walk, addr) == PMAPS_RECORD_FULL)
 				return PMAPS_RECORD_FULL;
 			next = ((addr >> shift) + nr) << shift;
+			if (pmaps_spend(walk, nr, min(next, end)))
+				return PMAPS_RECORD_FULL;
 			ptep += nr * entries;
 			continue;
 		}
 		next = ((addr >> shift) + 1) << shift;
 		step = pmaps_walk_huge_pte(walk, h, ptep, addr, min(next, end));
 		if (step == PMAPS_RECORD_FULL ||
-		    pmaps_spend(walk, addr, min(next, end)))
+		    pmaps_spend(walk, (min(next, end) - addr) >> PAGE_SHIFT,
+				min(next, end)))
 			return PMAPS_RECORD_FULL;
 		/* Per populated entry, as pagemap_hugetlb_range() does. */
 		cond_resched();

@@ -2895,6 +2895,107 @@ static enum outcome test_page_cache_checked_once_across_lock_holds(void)
 	return page_cache_checks(&cf);
 }
 
+/* ---- test_empty_tables_spend_the_budget ---- */
+
+#define SPENT_HOLDS		TEST_HOOKS "/test_spent_holds"
+/* The pages one hold of the lock walks: PMAPS_PAGES_PER_LOCK, 64 MiB. */
+#define PAGES_PER_HOLD		((64UL << 20) / page_size)
+/* How many holds' worth of empty pmds the test lays out, whole. */
+#define EMPTY_PMD_HOLDS		4
+
+static int read_spent_holds(long *holds)
+{
+	*holds = read_long(SPENT_HOLDS);
+	if (*holds < 0) {
+		tap_diag("%s: the module was built without PMAPS_TEST_HOOKS=y",
+			 SPENT_HOLDS);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * MADV_DONTNEED of a pmd-mapped THP empties its pmd and leaves the pmd
+ * table, which the walk still reads entry by entry.  An empty pmd costs
+ * one page of a hold's budget, so a VMA of such tables, which prints no
+ * range line at all, is walked in holds of bounded length: at least
+ * EMPTY_PMD_HOLDS of them for that many holds' worth of empty pmds, where
+ * counting only the pages mapped made it one.
+ */
+static enum outcome test_empty_tables_spend_the_budget(void)
+{
+	const char *knob = "/sys/kernel/mm/transparent_hugepage/enabled";
+	size_t thp = thp_pmd_size(), entries, table, tables, len, i;
+	long before, after;
+	struct text text = { 0 };
+	char path[PATH_MAX];
+	enum outcome out = FAIL;
+	char *base, *area;
+	int err;
+
+	if (!pid_dir[0])
+		return skip("/proc/PID/pmaps has no test hooks");
+	if (read_spent_holds(&before))
+		return FAIL;
+	if (access(knob, F_OK))
+		return skip("%s missing", knob);
+	if (!thp) {
+		tap_diag("no THP size in /sys/kernel/mm/transparent_hugepage/hpage_pmd_size");
+		return FAIL;
+	}
+	/* a pmd table is a page of 8-byte entries, one THP each */
+	entries = page_size / sizeof(uint64_t);
+	table = entries * thp;
+	tables = EMPTY_PMD_HOLDS * PAGES_PER_HOLD / entries + 1;
+	len = tables * table;
+	base = mmap(NULL, len + table, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (base == MAP_FAILED) {
+		tap_diag("mmap of %zu GiB: %s", (len + table) >> 30,
+			 strerror(errno));
+		return FAIL;
+	}
+	area = (char *)(((uintptr_t)base + table - 1) & ~(table - 1));
+	if (madvise(area, len, MADV_HUGEPAGE)) {
+		tap_diag("MADV_HUGEPAGE: %s", strerror(errno));
+		goto out;
+	}
+	for (i = 0; i < tables; i++) {
+		char *huge = area + i * table;
+
+		huge[0] = 1;
+		if (!i && smaps_anon_huge_kb(huge) < (long)(thp >> 10)) {
+			if (thp_never(knob))
+				out = skip("THP disabled: %s is never", knob);
+			else
+				tap_diag("no THP for an aligned MADV_HUGEPAGE write");
+			goto out;
+		}
+		if (madvise(huge, thp, MADV_DONTNEED)) {
+			tap_diag("MADV_DONTNEED: %s", strerror(errno));
+			goto out;
+		}
+	}
+	pmaps_path(path, sizeof(path), "self");
+	err = read_path_text(path, READ_CHUNK, &text);
+	text_free(&text);
+	if (err) {
+		tap_diag("reading %s: %s", path, strerror(-err));
+		goto out;
+	}
+	if (read_spent_holds(&after))
+		goto out;
+	if (after - before >= EMPTY_PMD_HOLDS) {
+		out = PASS;
+	} else {
+		tap_diag("%zu pmd tables of %zu empty pmds each walked in %ld spent holds, not %d or more",
+			 tables, entries, after - before, EMPTY_PMD_HOLDS);
+	}
+out:
+	munmap(base, len + table);
+	return out;
+}
+
 /* ---- KSM pages ---- */
 
 #define KSM_DIR			"/sys/kernel/mm/ksm"
@@ -4043,6 +4144,7 @@ static const struct test_case tests[] = {
 	TEST(test_active_classic_read_twice),
 	TEST(test_thp),
 	TEST(test_long_line_across_lock_holds),
+	TEST(test_empty_tables_spend_the_budget),
 	TEST(test_contpte_young),
 	TEST(test_contpte_dirty),
 	TEST(test_sparse_1tib),
