@@ -618,9 +618,14 @@ static enum pmaps_step pmaps_walk_huge_pmd(struct pmaps_walk *walk,
 	folio = page_folio(pmd_page(pmd));
 	/*
 	 * huge_zero_pfn is not exported.  The huge zero folio is the one
-	 * folio mapped here that is neither anonymous nor in a file.
+	 * folio mapped here that is neither anonymous, nor in a file, nor
+	 * device memory: fs/dax.c clears the mapping of a shared (reflinked)
+	 * fsdax folio, which since v6.17 is mapped by a pmd like this one.
+	 * Where the kernel marks the huge zero pmd special, pmd_special()
+	 * above caught it already.
 	 */
-	if (!folio_test_anon(folio) && !folio->mapping) {
+	if (!folio_test_anon(folio) && !folio->mapping &&
+	    !folio_is_zone_device(folio)) {
 		step = pmaps_hole(walk, addr);
 		goto unlock;
 	}

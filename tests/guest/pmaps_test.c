@@ -955,6 +955,26 @@ out:
 	return ok ? PASS : FAIL;
 }
 
+/*
+ * Two THP sizes of anonymous memory, madvised for THP, between guards;
+ * *huge is its THP-aligned half.  NULL on failure, said.
+ */
+static char *map_thp_area(size_t thp, int prot, char **huge)
+{
+	char *base = map_between_guards(2 * thp, prot,
+					MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (!base)
+		return NULL;
+	/* the caller found the THP knob: the kernel takes the advice */
+	if (madvise(base, 2 * thp, MADV_HUGEPAGE)) {
+		tap_diag("MADV_HUGEPAGE: %s", strerror(errno));
+		return NULL;
+	}
+	*huge = (char *)(((uintptr_t)base + thp - 1) & ~(thp - 1));
+	return base;
+}
+
 static enum outcome test_thp(void)
 {
 	const char *knob = "/sys/kernel/mm/transparent_hugepage/enabled";
@@ -975,16 +995,9 @@ static enum outcome test_thp(void)
 		tap_diag("no THP size in /sys/kernel/mm/transparent_hugepage/hpage_pmd_size");
 		return FAIL;
 	}
-	base = map_between_guards(len, PROT_READ | PROT_WRITE,
-				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	base = map_thp_area(thp, PROT_READ | PROT_WRITE, &huge);
 	if (!base)
 		return FAIL;
-	/* the knob exists, so the kernel has THP and takes the advice */
-	if (madvise(base, len, MADV_HUGEPAGE)) {
-		tap_diag("MADV_HUGEPAGE: %s", strerror(errno));
-		return FAIL;
-	}
-	huge = (char *)(((uintptr_t)base + thp - 1) & ~(thp - 1));
 	memset(huge, 1, thp);
 	kb = smaps_anon_huge_kb(huge);
 	/*
@@ -1292,7 +1305,56 @@ out:
 	return ok ? PASS : FAIL;
 }
 
-#define KPF_DIRTY_BIT	4	/* include/uapi/linux/kernel-page-flags.h */
+/* include/uapi/linux/kernel-page-flags.h */
+#define KPF_DIRTY_BIT		4
+#define KPF_THP_BIT		22
+#define KPF_ZERO_PAGE_BIT	24
+
+/*
+ * The /proc/kpageflags word of the page at va of this process, which must
+ * be present, through /proc/self/pagemap (map_fd) and kpageflags (kpf_fd);
+ * -1 on failure, said.
+ */
+static int kpf_of_page(int map_fd, int kpf_fd, uintptr_t va, uint64_t *flags)
+{
+	uint64_t entry;
+
+	if (pread(map_fd, &entry, sizeof(entry),
+		  (off_t)(va / page_size * sizeof(entry))) != sizeof(entry)) {
+		tap_diag("/proc/self/pagemap at %#lx: %s", (unsigned long)va,
+			 strerror(errno));
+		return -1;
+	}
+	/* present (bit 63), with a PFN (root: CAP_SYS_ADMIN) */
+	if (!(entry >> 63) || !(entry & ((1ULL << 55) - 1))) {
+		tap_diag("/proc/self/pagemap at %#lx: %#llx, not a present page with its PFN",
+			 (unsigned long)va, (unsigned long long)entry);
+		return -1;
+	}
+	if (pread(kpf_fd, flags, sizeof(*flags),
+		  (off_t)((entry & ((1ULL << 55) - 1)) * sizeof(*flags))) !=
+	    sizeof(*flags)) {
+		tap_diag("/proc/kpageflags of %#lx: %s", (unsigned long)va,
+			 strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int open_kpageflags(int *map_fd, int *kpf_fd)
+{
+	*map_fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	*kpf_fd = open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);
+	if (*map_fd >= 0 && *kpf_fd >= 0)
+		return 0;
+	tap_diag("open /proc/self/pagemap or /proc/kpageflags: %s",
+		 strerror(errno));
+	if (*map_fd >= 0)
+		close(*map_fd);
+	if (*kpf_fd >= 0)
+		close(*kpf_fd);
+	return -1;
+}
 
 /*
  * How many of the nr pages from addr (of this process, all present)
@@ -1300,49 +1362,23 @@ out:
  */
 static long kpf_dirty_pages(const char *addr, size_t nr)
 {
-	int map_fd = -1, kpf_fd = -1;
-	uint64_t entry, flags;
+	int map_fd, kpf_fd;
+	uint64_t flags;
 	long dirty = -1, n = 0;
 	size_t i;
 
-	map_fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-	kpf_fd = open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);
-	if (map_fd < 0 || kpf_fd < 0) {
-		tap_diag("open /proc/self/pagemap or /proc/kpageflags: %s",
-			 strerror(errno));
-		goto out;
-	}
+	if (open_kpageflags(&map_fd, &kpf_fd))
+		return -1;
 	for (i = 0; i < nr; i++) {
-		uintptr_t va = (uintptr_t)addr + i * page_size;
-
-		if (pread(map_fd, &entry, sizeof(entry),
-			  (off_t)(va / page_size * sizeof(entry))) !=
-		    sizeof(entry)) {
-			tap_diag("/proc/self/pagemap at %#lx: %s",
-				 (unsigned long)va, strerror(errno));
+		if (kpf_of_page(map_fd, kpf_fd,
+				(uintptr_t)addr + i * page_size, &flags))
 			goto out;
-		}
-		/* present (bit 63), with a PFN (root: CAP_SYS_ADMIN) */
-		if (!(entry >> 63) || !(entry & ((1ULL << 55) - 1))) {
-			tap_diag("/proc/self/pagemap at %#lx: %#llx, not a present page with its PFN",
-				 (unsigned long)va, (unsigned long long)entry);
-			goto out;
-		}
-		if (pread(kpf_fd, &flags, sizeof(flags),
-			  (off_t)((entry & ((1ULL << 55) - 1)) *
-				  sizeof(flags))) != sizeof(flags)) {
-			tap_diag("/proc/kpageflags of %#lx: %s",
-				 (unsigned long)va, strerror(errno));
-			goto out;
-		}
 		n += (flags >> KPF_DIRTY_BIT) & 1;
 	}
 	dirty = n;
 out:
-	if (map_fd >= 0)
-		close(map_fd);
-	if (kpf_fd >= 0)
-		close(kpf_fd);
+	close(map_fd);
+	close(kpf_fd);
 	return dirty;
 }
 
@@ -2895,6 +2931,57 @@ static enum outcome test_page_cache_checked_once_across_lock_holds(void)
 	return page_cache_checks(&cf);
 }
 
+/* ---- test_huge_zero_page_not_listed ---- */
+
+/*
+ * A read fault on an aligned, madvised THP-sized area maps the huge zero
+ * folio (use_zero_page), which holds nothing of the process's: not listed,
+ * as the small zero page is not.  No interface the module may call names
+ * it (huge_zero_pfn is not exported): the module tells it by pmd_special()
+ * where the kernel marks it so, and else as the folio mapped by a pmd that
+ * is neither anonymous, nor in a file, nor device memory (fsdax).
+ */
+static enum outcome test_huge_zero_page_not_listed(void)
+{
+	const char *knob = "/sys/kernel/mm/transparent_hugepage/enabled";
+	const char *zero = "/sys/kernel/mm/transparent_hugepage/use_zero_page";
+	size_t thp = thp_pmd_size(), len = 2 * thp;
+	enum outcome out = FAIL;
+	int map_fd, kpf_fd;
+	uint64_t flags;
+	char *base, *huge;
+
+	if (!require_root())
+		return skip("needs root for /proc/kpageflags");
+	if (access(knob, F_OK))
+		return skip("%s missing", knob);
+	if (read_long(zero) != 1)
+		return skip("%s is not 1: no huge zero page", zero);
+	if (!thp) {
+		tap_diag("no THP size in /sys/kernel/mm/transparent_hugepage/hpage_pmd_size");
+		return FAIL;
+	}
+	base = map_thp_area(thp, PROT_READ, &huge);
+	if (!base || *(volatile char *)huge || open_kpageflags(&map_fd, &kpf_fd))
+		return FAIL;
+	if (kpf_of_page(map_fd, kpf_fd, (uintptr_t)huge, &flags))
+		goto out;
+	if (!((flags >> KPF_ZERO_PAGE_BIT) & 1) || !((flags >> KPF_THP_BIT) & 1)) {
+		if (thp_never(knob))
+			out = skip("THP disabled: %s is never", knob);
+		else
+			tap_diag("an aligned MADV_HUGEPAGE read mapped no huge zero page (kpageflags %#llx)",
+				 (unsigned long long)flags);
+		goto out;
+	}
+	out = expect_ranges(getpid(), "after reading a THP-sized area", base,
+			    len, NULL, 0, &any_rule) ? PASS : FAIL;
+out:
+	close(map_fd);
+	close(kpf_fd);
+	return out;
+}
+
 /* ---- test_empty_tables_spend_the_budget ---- */
 
 #define SPENT_HOLDS		TEST_HOOKS "/test_spent_holds"
@@ -4143,6 +4230,7 @@ static const struct test_case tests[] = {
 	TEST(test_active_mglru_aging),
 	TEST(test_active_classic_read_twice),
 	TEST(test_thp),
+	TEST(test_huge_zero_page_not_listed),
 	TEST(test_long_line_across_lock_holds),
 	TEST(test_empty_tables_spend_the_budget),
 	TEST(test_contpte_young),
