@@ -302,10 +302,12 @@ static bool pmaps_spend(struct pmaps_walk *walk, unsigned long nr,
 #ifdef CONFIG_LRU_GEN
 /*
  * The lruvec of a folio on an LRU list, as folio_lruvec() finds it, or
- * NULL.  folio_lruvec() itself falls back on root_mem_cgroup, which is not
- * exported, and may write lruvec->pgdat; a charged folio always has a
- * memcg.  Call under RCU, which keeps the memcg alive (folio_lruvec()'s
- * rule); the page-table lock keeps the folio.
+ * NULL.  Not folio_lruvec() itself, though 7.3 exports the root_mem_cgroup
+ * it falls back on (6.1 and 6.12 do not): it may write lruvec->pgdat, and
+ * warns on a folio without a memcg; a charged folio always has one.  Nor
+ * lru_gen_is_active(), which reads max_seq again: A and AGE come from one
+ * read (pmaps_folio_lru_state()).  Call under RCU, which keeps the memcg
+ * alive (folio_lruvec()'s rule); the page-table lock keeps the folio.
  */
 static struct lruvec *pmaps_folio_lruvec(struct folio *folio)
 {
