@@ -343,6 +343,17 @@ bool pmaps_may_read_page_flags(struct file *file)
 }
 
 /*
+ * Whether pmaps_may_see_page_cache() asks @vma's file: only where the pages
+ * that are not anonymous are that file's page cache (below).  Elsewhere
+ * the VMA alone answers, and nothing may sleep.
+ */
+bool pmaps_page_cache_asks_file(struct vm_area_struct *vma)
+{
+	return vma->vm_file && !vma_is_anonymous(vma) &&
+	       !(vma->vm_flags & VM_MIXEDMAP);
+}
+
+/*
  * For other readers, mincore()'s rule (can_do_mincore(), v5.2 "mm/mincore.c:
  * make mincore() more conservative"): a VMA's page-cache state is shown
  * if the VMA is anonymous or its file is one the reader owns or could open
@@ -365,12 +376,10 @@ bool pmaps_may_see_page_cache(const struct file *reader,
 	const struct cred *saved;
 	bool may;
 
-	if (vma->vm_flags & VM_MIXEDMAP)
-		return false;
-	if (vma_is_anonymous(vma))
-		return !vma->vm_file;
-	if (!vma->vm_file)
-		return false;
+	if (!pmaps_page_cache_asks_file(vma))
+		/* anonymous memory, or pages no file's rule answers for */
+		return vma_is_anonymous(vma) && !vma->vm_file &&
+		       !(vma->vm_flags & VM_MIXEDMAP);
 	pmaps_test_count_page_cache_check();
 	saved = override_creds(reader->f_cred);
 	may = file_owner_or_capable(vma->vm_file) ||

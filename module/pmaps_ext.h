@@ -14,6 +14,7 @@ struct vfsmount *pmaps_pid_procfs_mount(void);
 int pmaps_pid_owner(struct vfsmount *procfs, struct pid *pid, kuid_t *uid,
 		    kgid_t *gid);
 bool pmaps_may_read_page_flags(struct file *file);
+bool pmaps_page_cache_asks_file(struct vm_area_struct *vma);
 bool pmaps_may_see_page_cache(const struct file *reader,
 			      struct vm_area_struct *vma);
 

@@ -401,8 +401,7 @@ static unsigned int pmaps_withhold(struct seq_file *m, struct pmaps_file *pf)
 
 	if (pf->page_flags_visible)
 		return access;
-	if (!file || vma_is_anonymous(pf->vma) ||
-	    (pf->vma->vm_flags & VM_MIXEDMAP)) {
+	if (!pmaps_page_cache_asks_file(pf->vma)) {
 		/* no file's page cache to ask about: nothing is asked */
 		visible = pmaps_may_see_page_cache(m->file, pf->vma);
 	} else {
