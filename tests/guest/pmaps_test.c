@@ -982,48 +982,70 @@ static char *map_thp_area(size_t thp, int prot, char **huge)
 	return base;
 }
 
+#define THP_ENABLED	"/sys/kernel/mm/transparent_hugepage/enabled"
+
+/*
+ * PASS with the size of a pmd-mapped THP in *thp; a skip where the kernel
+ * has no THP; FAIL where it has THP but says no size.
+ */
+static enum outcome thp_size_known(size_t *thp)
+{
+	if (access(THP_ENABLED, F_OK))
+		return skip("%s missing", THP_ENABLED);
+	/* the knob exists, so the kernel has THP and says its size */
+	*thp = thp_pmd_size();
+	if (!*thp) {
+		tap_diag("no THP size in /sys/kernel/mm/transparent_hugepage/hpage_pmd_size");
+		return FAIL;
+	}
+	return PASS;
+}
+
+/*
+ * Whether a THP backs huge after an aligned, madvised write.  "never" is
+ * the machine's choice, a skip; otherwise a fresh guest has the huge page
+ * to give, and a test that got none tested nothing.
+ */
+static enum outcome thp_given(const char *huge, size_t thp)
+{
+	long kb = smaps_anon_huge_kb(huge);
+
+	if (kb >= (long)(thp >> 10))
+		return PASS;
+	if (thp_never(THP_ENABLED))
+		return skip("THP disabled: %s is never", THP_ENABLED);
+	tap_diag("no THP for an aligned MADV_HUGEPAGE write (AnonHugePages %ld kB)",
+		 kb);
+	return FAIL;
+}
+
 static enum outcome test_thp(void)
 {
-	const char *knob = "/sys/kernel/mm/transparent_hugepage/enabled";
 	/* just written: its pmd is young and dirty */
 	const struct rule rule = {
 		.set = FLAG(YOUNG) | FLAG(UPTODATE) | FLAG(PTE_DIRTY),
 		.mapcount = 1,
 	};
-	size_t thp = thp_pmd_size(), len = 2 * thp;
+	enum outcome out;
 	struct span want;
 	char *base, *huge;
-	long kb;
+	size_t thp;
 
-	if (access(knob, F_OK))
-		return skip("%s missing", knob);
-	/* the knob exists, so the kernel has THP and says its size */
-	if (!thp) {
-		tap_diag("no THP size in /sys/kernel/mm/transparent_hugepage/hpage_pmd_size");
-		return FAIL;
-	}
+	out = thp_size_known(&thp);
+	if (out != PASS)
+		return out;
 	base = map_thp_area(thp, PROT_READ | PROT_WRITE, &huge);
 	if (!base)
 		return FAIL;
 	memset(huge, 1, thp);
-	kb = smaps_anon_huge_kb(huge);
-	/*
-	 * "never" is the machine's choice; otherwise a fresh guest has the
-	 * huge page to give an aligned, madvised write, and a test that
-	 * got none tested nothing.
-	 */
-	if (kb < (long)(thp >> 10)) {
-		if (thp_never(knob))
-			return skip("THP disabled: %s is never", knob);
-		tap_diag("no THP for an aligned MADV_HUGEPAGE write (AnonHugePages %ld kB)",
-			 kb);
-		return FAIL;
-	}
+	out = thp_given(huge, thp);
+	if (out != PASS)
+		return out;
 	drain_lru_batches();
 	want = (struct span){ (uintptr_t)(huge - base) / page_size,
 			      thp / page_size };
-	return expect_ranges(getpid(), "after writing a THP", base, len, &want,
-			     1, &rule) ? PASS : FAIL;
+	return expect_ranges(getpid(), "after writing a THP", base, 2 * thp,
+			     &want, 1, &rule) ? PASS : FAIL;
 }
 
 /*
@@ -2950,39 +2972,36 @@ static enum outcome test_page_cache_checked_once_across_lock_holds(void)
  */
 static enum outcome test_huge_zero_page_not_listed(void)
 {
-	const char *knob = "/sys/kernel/mm/transparent_hugepage/enabled";
 	const char *zero = "/sys/kernel/mm/transparent_hugepage/use_zero_page";
-	size_t thp = thp_pmd_size(), len = 2 * thp;
-	enum outcome out = FAIL;
+	enum outcome out;
 	int map_fd, kpf_fd;
 	uint64_t flags;
 	char *base, *huge;
+	size_t thp;
 
 	if (!require_root())
 		return skip("needs root for /proc/kpageflags");
-	if (access(knob, F_OK))
-		return skip("%s missing", knob);
+	out = thp_size_known(&thp);
+	if (out != PASS)
+		return out;
 	if (read_long(zero) != 1)
 		return skip("%s is not 1: no huge zero page", zero);
-	if (!thp) {
-		tap_diag("no THP size in /sys/kernel/mm/transparent_hugepage/hpage_pmd_size");
-		return FAIL;
-	}
+	out = FAIL;
 	base = map_thp_area(thp, PROT_READ, &huge);
 	if (!base || *(volatile char *)huge || open_kpageflags(&map_fd, &kpf_fd))
 		return FAIL;
 	if (kpf_of_page(map_fd, kpf_fd, (uintptr_t)huge, &flags))
 		goto out;
 	if (!((flags >> KPF_ZERO_PAGE_BIT) & 1) || !((flags >> KPF_THP_BIT) & 1)) {
-		if (thp_never(knob))
-			out = skip("THP disabled: %s is never", knob);
+		if (thp_never(THP_ENABLED))
+			out = skip("THP disabled: %s is never", THP_ENABLED);
 		else
 			tap_diag("an aligned MADV_HUGEPAGE read mapped no huge zero page (kpageflags %#llx)",
 				 (unsigned long long)flags);
 		goto out;
 	}
 	out = expect_ranges(getpid(), "after reading a THP-sized area", base,
-			    len, NULL, 0, &any_rule) ? PASS : FAIL;
+			    2 * thp, NULL, 0, &any_rule) ? PASS : FAIL;
 out:
 	close(map_fd);
 	close(kpf_fd);
@@ -3018,12 +3037,11 @@ static int read_spent_holds(long *holds)
  */
 static enum outcome test_empty_tables_spend_the_budget(void)
 {
-	const char *knob = "/sys/kernel/mm/transparent_hugepage/enabled";
-	size_t thp = thp_pmd_size(), entries, table, tables, len, i;
+	size_t thp, entries, table, tables, len, i;
 	long before, after;
 	struct text text = { 0 };
 	char path[PATH_MAX];
-	enum outcome out = FAIL;
+	enum outcome out;
 	char *base, *area;
 	int err;
 
@@ -3031,12 +3049,10 @@ static enum outcome test_empty_tables_spend_the_budget(void)
 		return skip("/proc/PID/pmaps has no test hooks");
 	if (read_spent_holds(&before))
 		return FAIL;
-	if (access(knob, F_OK))
-		return skip("%s missing", knob);
-	if (!thp) {
-		tap_diag("no THP size in /sys/kernel/mm/transparent_hugepage/hpage_pmd_size");
-		return FAIL;
-	}
+	out = thp_size_known(&thp);
+	if (out != PASS)
+		return out;
+	out = FAIL;
 	/* a pmd table is a page of 8-byte entries, one THP each */
 	entries = page_size / sizeof(uint64_t);
 	table = entries * thp;
@@ -3058,12 +3074,11 @@ static enum outcome test_empty_tables_spend_the_budget(void)
 		char *huge = area + i * table;
 
 		huge[0] = 1;
-		if (!i && smaps_anon_huge_kb(huge) < (long)(thp >> 10)) {
-			if (thp_never(knob))
-				out = skip("THP disabled: %s is never", knob);
-			else
-				tap_diag("no THP for an aligned MADV_HUGEPAGE write");
-			goto out;
+		if (!i) {
+			out = thp_given(huge, thp);
+			if (out != PASS)
+				goto out;
+			out = FAIL;
 		}
 		if (madvise(huge, thp, MADV_DONTNEED)) {
 			tap_diag("MADV_DONTNEED: %s", strerror(errno));
